@@ -1,0 +1,37 @@
+# gpugate: `make run` and `make test` work on a fresh Debian bookworm machine.
+BUILD ?= build
+JOBS ?= 2
+GPUGATE := $(BUILD)/webhook/gpugate
+DEV_CERTS := certs/dev
+
+.PHONY: all deps build test run certs format clean
+
+all: build
+
+deps:
+	@bash tools/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 600
+
+# Development certificates for https://127.0.0.1:8443 (and localhost), made once.
+$(DEV_CERTS)/tls.crt: | build
+	$(GPUGATE) certs --out $(DEV_CERTS) --host localhost --host 127.0.0.1 >/dev/null
+
+certs: build $(DEV_CERTS)/tls.crt
+
+run: build $(DEV_CERTS)/tls.crt
+	$(GPUGATE) serve --listen 127.0.0.1:8443 \
+	  --tls-cert $(DEV_CERTS)/tls.crt --tls-key $(DEV_CERTS)/tls.key
+
+format:
+	find webhook tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD)

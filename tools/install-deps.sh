@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gpugate needs to build, test and benchmark, skipping what is present.
+# Safe to run repeatedly; runs apt-get only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libspdlog-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  openssl ca-certificates curl
+)
+# Extra groups: `install-deps.sh bench` adds the load generator and plotting.
+for group in "$@"; do
+  case "$group" in
+    bench) packages+=(wrk gnuplot-nox util-linux) ;;
+    *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
