@@ -1,0 +1,96 @@
+#include "policy/mutation.h"
+
+#include <algorithm>
+
+#include "policy/gpu_demand.h"
+#include "policy/resource_values.h"
+
+namespace gpugate::policy {
+namespace {
+
+constexpr std::string_view kDefaultScheduler = "default-scheduler";
+
+bool IsExists(const TolerationView& t) { return t.op == "Exists"; }
+
+bool AlreadyCovered(const std::vector<TolerationView>& have, const TolerationView& wanted) {
+  return std::any_of(have.begin(), have.end(),
+                     [&](const TolerationView& t) { return Covers(t, wanted); });
+}
+
+void PlanTolerations(const PodSpecView& pod, const Settings& settings, MutationPlan& plan) {
+  std::vector<TolerationView> present = pod.tolerations;
+  auto add = [&](TolerationView wanted) {
+    if (AlreadyCovered(present, wanted)) return;
+    present.push_back(wanted);
+    plan.addTolerations.push_back(std::move(wanted));
+  };
+  for (const std::string& name : RequestedManagedResources(pod, settings)) {
+    const ManagedResource* r = settings.Find(name);
+    if (r && r->toleration) add({.key = name, .op = "Exists", .effect = "NoSchedule"});
+  }
+  for (const TolerationView& t : settings.tolerations) add(t);
+}
+
+void PlanScheduler(const PodSpecView& pod, const Settings& settings, MutationPlan& plan) {
+  auto required = RequiredScheduler(pod, settings);
+  if (!required || !required->has_value()) return;
+  const std::string& want = (*required)->scheduler;
+  if (pod.schedulerName.empty() || pod.schedulerName == kDefaultScheduler) {
+    if (pod.schedulerName != want) plan.schedulerName = want;
+  }
+}
+
+// The smallest positive tencent.com/vcuda-core among the containers, and whether any is a share
+// of a card (below 100). Limits win over requests, as they must be equal once validated.
+struct CoreDemand {
+  std::optional<int64_t> smallest;
+  bool anyShare = false;
+};
+
+CoreDemand VcudaCoreDemand(const PodSpecView& pod) {
+  CoreDemand d;
+  for (const ContainerView& c : pod.containers) {
+    const QuantityText* q = c.Limit(kVcudaCore);
+    if (!q) q = c.Request(kVcudaCore);
+    if (!q) continue;
+    auto whole = ValidWholeQuantity(*q);
+    if (!whole) continue;
+    auto v = whole->ToInt64();
+    if (!v || *v <= 0) continue;
+    d.smallest = d.smallest ? std::min(*d.smallest, *v) : *v;
+    d.anyShare = d.anyShare || *v < 100;
+  }
+  return d;
+}
+
+void PlanCoreLimit(const PodSpecView& pod, const Settings& settings, MutationPlan& plan) {
+  if (settings.coreLimit.mode == CoreLimitMode::kOff) return;
+  if (pod.Annotation(kVcudaCoreLimitAnnotation)) return;  // never overwrite the user's choice
+  CoreDemand d = VcudaCoreDemand(pod);
+  if (!d.anyShare) return;  // whole-card pods need no limit
+  int64_t value =
+      settings.coreLimit.mode == CoreLimitMode::kFixed ? settings.coreLimit.value : *d.smallest;
+  plan.coreLimit = std::to_string(value);
+}
+
+}  // namespace
+
+bool Covers(const TolerationView& existing, const TolerationView& wanted) {
+  if (!existing.effect.empty() && existing.effect != wanted.effect) return false;
+  if (existing.key.empty()) return IsExists(existing);  // tolerates every taint
+  if (existing.key != wanted.key) return false;
+  if (IsExists(existing)) return true;
+  // An Equal toleration covers only the same value, and only a wanted Equal toleration.
+  return !IsExists(wanted) && existing.value == wanted.value;
+}
+
+MutationPlan PlanMutation(const PodSpecView& pod, const Settings& settings) {
+  MutationPlan plan;
+  if (!IsGpuPod(pod, settings)) return plan;
+  PlanTolerations(pod, settings, plan);
+  PlanScheduler(pod, settings, plan);
+  PlanCoreLimit(pod, settings, plan);
+  return plan;
+}
+
+}  // namespace gpugate::policy

@@ -1,0 +1,95 @@
+// What the rules see of an object that carries a pod spec: a Pod, or a pod template inside a
+// Deployment, Job, CronJob or any custom resource. The review layer builds these from the
+// request's JSON (review/pod_spec_finder.h); rules never see a JSON library's types, so the
+// request-path parser can change without touching a rule.
+//
+// All strings are owned copies. Lists keep the object's order; resource lists are sorted by
+// name so that every output built from them is deterministic.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpugate::policy {
+
+enum class ContainerKind { kInit, kRegular, kEphemeral };
+
+// "initContainers", "containers" or "ephemeralContainers".
+std::string_view ContainerListField(ContainerKind kind);
+
+// A resource quantity as written. JSON strings and numbers carry their text (Kubernetes accepts
+// both); any other JSON type is kept as a type error so a rule can name it.
+struct QuantityText {
+  std::string text;          // the string's value or the number's literal text
+  bool wrongType = false;    // true: not a string or number; `text` is the JSON type name
+};
+
+struct ResourceEntry {
+  std::string name;  // e.g. "nvidia.com/gpu"
+  QuantityText value;
+};
+
+struct EnvVarView {
+  std::string name;
+  std::string value;        // literal value ("" when absent)
+  bool fromSource = false;  // set through valueFrom: the value is not known at admission
+};
+
+struct ContainerView {
+  ContainerKind kind = ContainerKind::kRegular;
+  size_t index = 0;  // position within its own list
+  std::string name;
+  std::vector<ResourceEntry> limits;    // sorted by name
+  std::vector<ResourceEntry> requests;  // sorted by name
+  std::vector<EnvVarView> env;
+  bool privileged = false;    // securityContext.privileged
+  std::string restartPolicy;  // init containers: "Always" marks a sidecar
+
+  const QuantityText* Limit(std::string_view resource) const;
+  const QuantityText* Request(std::string_view resource) const;
+};
+
+struct TolerationView {
+  std::string key;
+  std::string op;  // "Exists" or "Equal"; "" means Equal, as Kubernetes defaults it
+  std::string value;
+  std::string effect;  // "" matches every effect
+};
+
+struct PodSpecView {
+  std::string path;             // dotted field path for messages: "spec", "spec.template.spec"
+  std::string pointer;          // RFC 6901 pointer to the pod spec: "/spec"
+  std::string metadataPath;     // dotted path of the metadata beside it: "metadata", "spec.template.metadata"
+  std::string metadataPointer;  // pointer to the metadata beside it ("" when it has none)
+
+  std::vector<ContainerView> containers;  // init, then regular, then ephemeral
+  std::string schedulerName;              // "" when absent
+  bool hasSchedulerName = false;
+  std::string nodeName;
+  bool hasTolerations = false;  // the field exists (possibly empty) in the object
+  std::vector<TolerationView> tolerations;
+  bool hasAnnotations = false;  // metadata.annotations exists as an object
+  std::vector<std::pair<std::string, std::string>> annotations;  // sorted by key
+
+  std::optional<std::string_view> Annotation(std::string_view key) const;
+  // "spec.containers[1] \"trainer\"": the container named for messages.
+  std::string ContainerLabel(const ContainerView& c) const;
+};
+
+// A field whose JSON type is not what Kubernetes allows, found while building the views.
+struct ShapeError {
+  std::string path;     // e.g. "spec.containers[0].resources.limits"
+  std::string problem;  // e.g. "must be an object, got array"
+};
+
+// Everything the rules need from one admitted object.
+struct ObjectView {
+  std::vector<PodSpecView> podSpecs;  // in document order
+  std::vector<ShapeError> shapeErrors;
+};
+
+}  // namespace gpugate::policy

@@ -1,0 +1,61 @@
+#include "policy/resource_values.h"
+
+#include "common/strings.h"
+
+namespace gpugate::policy {
+
+std::vector<ResourceValue> ManagedValues(const ContainerView& c, const Settings& settings) {
+  std::vector<ResourceValue> out;
+  auto add = [&](const ResourceEntry& e, std::string_view field) {
+    if (const ManagedResource* m = settings.Find(e.name)) {
+      out.push_back({e.name, field, &e.value, m});
+    }
+  };
+  // Both lists are sorted by name: merge them, a limit first when the names tie.
+  size_t i = 0, j = 0;
+  while (i < c.limits.size() || j < c.requests.size()) {
+    bool takeLimit =
+        j == c.requests.size() || (i < c.limits.size() && c.limits[i].name <= c.requests[j].name);
+    if (takeLimit) {
+      add(c.limits[i++], "limit");
+    } else {
+      add(c.requests[j++], "request");
+    }
+  }
+  return out;
+}
+
+Result<Quantity> ParseResourceQuantity(const QuantityText& text) {
+  if (text.wrongType) return Fail("must be a quantity string, got " + text.text);
+  constexpr std::string_view kSpace = " \t\n\r\v\f";
+  std::string_view s = text.text;
+  size_t first = s.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return ParseQuantity("");
+  size_t last = s.find_last_not_of(kSpace);
+  return ParseQuantity(s.substr(first, last - first + 1));
+}
+
+std::optional<Quantity> ValidWholeQuantity(const QuantityText& text) {
+  Result<Quantity> q = ParseResourceQuantity(text);
+  if (!q || q->IsNegative() || !q->IsWhole()) return std::nullopt;
+  return *q;
+}
+
+std::string_view UnitNoun(std::string_view resource) {
+  bool gpus = resource.ends_with("/gpu") || resource.starts_with("nvidia.com/mig-") ||
+              resource == "volcano.sh/gpu-number";
+  return gpus ? "GPUs" : "units";
+}
+
+std::string DescribeValue(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v) {
+  std::string out = pod.ContainerLabel(c);
+  out += ": ";
+  out += v.resource;
+  out += ' ';
+  out += v.field;
+  out += ' ';
+  AppendJsonString(out, v.text->text);
+  return out;
+}
+
+}  // namespace gpugate::policy

@@ -1,0 +1,57 @@
+#include "policy/resource_values.h"
+
+#include <gtest/gtest.h>
+
+#include "policy/testing.h"
+
+namespace gpugate::policy {
+namespace {
+
+using testing::PodBuilder;
+
+TEST(ManagedValues, ByNameLimitBeforeRequestManagedOnly) {
+  PodSpecView pod = PodBuilder()
+                        .Container("a")
+                        .Request("nvidia.com/gpu", "1")
+                        .Request("amd.com/gpu", "2")
+                        .Limit("nvidia.com/gpu", "3")
+                        .Limit("cpu", "4")
+                        .Limit("tencent.com/vcuda-core", "5")
+                        .Build();
+  std::string got;
+  for (const ResourceValue& v : ManagedValues(pod.containers[0], Settings{})) {
+    got += std::string(v.resource) + " " + std::string(v.field) + " " + v.text->text + "; ";
+  }
+  EXPECT_EQ(got,
+            "amd.com/gpu request 2; nvidia.com/gpu limit 3; nvidia.com/gpu request 1; "
+            "tencent.com/vcuda-core limit 5; ");
+}
+
+TEST(UnitNoun, Table) {
+  struct Case {
+    std::string resource, want;
+  } cases[] = {
+      {"nvidia.com/gpu", "GPUs"},         {"amd.com/gpu", "GPUs"},
+      {"nvidia.com/mig-1g.5gb", "GPUs"},  {"volcano.sh/gpu-number", "GPUs"},
+      {"volcano.sh/gpu-memory", "units"}, {"tencent.com/vcuda-core", "units"},
+      {"nvidia.com/gpumem", "units"},     {"example.com/gpus", "units"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(UnitNoun(c.resource), c.want) << c.resource;
+}
+
+TEST(ValidWholeQuantity, Table) {
+  struct Case {
+    QuantityText text;
+    std::string want;  // the value, or "-" when refused
+  } cases[] = {
+      {{"2"}, "2"},  {{"2000m"}, "2"}, {{" 3\t"}, "3"}, {{"0"}, "0"},  {{"0.5"}, "-"},
+      {{"-1"}, "-"}, {{"abc"}, "-"},   {{""}, "-"},     {{"  "}, "-"}, {{"object", true}, "-"},
+  };
+  for (const Case& c : cases) {
+    std::optional<Quantity> q = ValidWholeQuantity(c.text);
+    EXPECT_EQ(q ? q->ToString() : "-", c.want) << c.text.text;
+  }
+}
+
+}  // namespace
+}  // namespace gpugate::policy

@@ -1,0 +1,47 @@
+#include "policy/settings.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+
+namespace gpugate::policy {
+
+std::vector<ManagedResource> Settings::DefaultResources() {
+  auto exact = [](std::string name, std::string scheduler = "") {
+    return ManagedResource{.name = std::move(name), .schedulerName = std::move(scheduler)};
+  };
+  auto pattern = [](std::string name, std::string scheduler = "") {
+    return ManagedResource{
+        .name = std::move(name), .isPattern = true, .schedulerName = std::move(scheduler)};
+  };
+  return {
+      exact("nvidia.com/gpu"),
+      exact("amd.com/gpu"),
+      pattern("nvidia.com/mig-*"),
+      exact("tencent.com/vcuda-core"),
+      exact("tencent.com/vcuda-memory"),
+      exact("aliyun.com/gpu-mem"),
+      exact("volcano.sh/gpu-memory", "volcano"),
+      exact("volcano.sh/gpu-number", "volcano"),
+      pattern("volcano.sh/vgpu-*", "volcano"),
+      exact("nvidia.com/gpumem"),
+      exact("nvidia.com/gpucores"),
+      exact("nvidia.com/gpumem-percentage"),
+  };
+}
+
+const ManagedResource* Settings::Find(std::string_view name) const {
+  for (const auto& r : resources) {
+    if (!r.isPattern && r.name == name) return &r;
+  }
+  for (const auto& r : resources) {
+    if (r.isPattern && GlobMatch(r.name, name)) return &r;
+  }
+  return nullptr;
+}
+
+bool Settings::IsExempt(std::string_view ns) const {
+  return std::find(exemptNamespaces.begin(), exemptNamespaces.end(), ns) != exemptNamespaces.end();
+}
+
+}  // namespace gpugate::policy

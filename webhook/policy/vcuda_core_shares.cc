@@ -1,0 +1,26 @@
+// vcuda-core-shares: tencent.com/vcuda-core counts hundredths of a card. The vCUDA device
+// plugin can give a container a share of one card (1-99) or whole cards (100, 200, ...), never
+// a card and a half; such a pod would stay pending or fail at allocation.
+#include "policy/checks.h"
+#include "policy/resource_values.h"
+
+namespace gpugate::policy {
+
+void CheckVcudaCoreShares(const PodSpecView& pod, const Settings& settings,
+                          std::vector<Violation>& out) {
+  if (settings.Find(kVcudaCore) == nullptr) return;
+  for (const ContainerView& c : pod.containers) {
+    for (const ResourceValue& v : ManagedValues(c, settings)) {
+      if (v.resource != kVcudaCore) continue;
+      std::optional<Quantity> q = ValidWholeQuantity(*v.text);
+      std::optional<int64_t> shares = q ? q->ToInt64() : std::nullopt;
+      if (!shares || *shares < 100 || *shares % 100 == 0) continue;
+      out.push_back({kVcudaCoreSharesRule,
+                     DescribeValue(pod, c, v) +
+                         " must be below 100 (a share of one card) or a multiple of 100 (whole "
+                         "cards)"});
+    }
+  }
+}
+
+}  // namespace gpugate::policy
