@@ -1,0 +1,46 @@
+// The AdmissionReview codec: decodes a request body into an AdmissionRequest (with the pod specs
+// the rules need already extracted) and encodes a Decision as the response review.
+//
+// Decoding never throws. An error from DecodeReview means the body is not an AdmissionReview
+// gpugate can answer (HTTP 400); a review whose object has the wrong shape decodes fine and
+// carries ShapeErrors for the rules to deny with a message naming the field.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "policy/pod_view.h"
+#include "review/decision.h"
+
+namespace gpugate::review {
+
+struct GroupVersionKind {
+  std::string group;
+  std::string version;
+  std::string kind;
+};
+
+struct AdmissionRequest {
+  std::string apiVersion;  // of the envelope: "admission.k8s.io/v1" or ".../v1beta1"
+  std::string uid;
+  GroupVersionKind kind;    // of the object, e.g. {"", "v1", "Pod"}
+  std::string resource;     // e.g. "pods"
+  std::string subResource;  // e.g. "status"; "" for the main resource
+  std::string name;
+  std::string ns;
+  std::string operation;  // CREATE, UPDATE, DELETE, CONNECT
+  bool dryRun = false;
+  bool hasObject = false;     // request.object is present and not null
+  policy::ObjectView object;  // pod specs found anywhere in request.object
+
+  bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
+};
+
+Result<AdmissionRequest> DecodeReview(std::string_view body);
+
+// The response review, in the request's apiVersion, echoing its uid. The only place that
+// builds the envelope.
+std::string EncodeResponse(const AdmissionRequest& request, const Decision& decision);
+
+}  // namespace gpugate::review

@@ -1,0 +1,21 @@
+// Finds every pod spec inside an object, generically: any JSON object holding a "containers"
+// list is a pod spec, whether it is a Pod's spec, a Deployment's template or a field deep in a
+// custom resource (Volcano Job tasks, Kubeflow replica specs, Ray worker groups...). One code
+// path for every kind, because the apiserver does not check quantities inside custom resources.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "policy/pod_view.h"
+
+namespace gpugate::review {
+
+// Walks `object` iteratively (a deeply nested body cannot overflow the stack) and returns the
+// views in a deterministic order (object members by key, array items by index), with shape
+// errors for fields of the wrong JSON type.
+policy::ObjectView FindPodSpecs(const nlohmann::json& object);
+
+// RFC 6901: "~" -> "~0", "/" -> "~1".
+std::string JsonPointerEscape(std::string_view key);
+
+}  // namespace gpugate::review
