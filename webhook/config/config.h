@@ -1,0 +1,33 @@
+// gpugate's configuration: a YAML file (as mounted from a ConfigMap) with every key optional and
+// defaults built in. A wrong key or value fails start-up with the file, the key and the reason.
+// docs/configuration.md documents every key.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "policy/settings.h"
+
+namespace gpugate::config {
+
+struct TlsConfig {
+  std::string certFile = "/etc/gpugate/tls/tls.crt";
+  std::string keyFile = "/etc/gpugate/tls/tls.key";
+};
+
+struct Config {
+  std::string listen = "0.0.0.0:8443";  // HOST:PORT; port 0 picks a free port
+  TlsConfig tls;
+  policy::Settings policy;  // resources, exemptNamespaces, mutation.*, security.*
+};
+
+// Parses YAML text. `source` names the file in error messages, e.g.
+//   "gpugate.yaml: mutation.coreLimit: must be 'request', 'off' or a number from 1 to 100, got 'abc'"
+// An empty document yields the defaults.
+Result<Config> ParseConfig(std::string_view yaml, std::string_view source);
+
+// Reads and parses a file; a missing or unreadable file is an error naming the path.
+Result<Config> LoadConfigFile(const std::string& path);
+
+}  // namespace gpugate::config

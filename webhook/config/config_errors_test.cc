@@ -1,0 +1,228 @@
+// The messages a user sees for a wrong config file, asserted in full: file, line, key path and
+// reason. One table per part of the file.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace gpugate::config {
+namespace {
+
+struct ErrorCase {
+  std::string yaml;
+  std::string want;
+};
+
+void ExpectErrors(const std::vector<ErrorCase>& cases) {
+  for (const auto& c : cases) {
+    auto got = ParseConfig(c.yaml, "gpugate.yaml");
+    if (got.has_value()) {
+      ADD_FAILURE() << "parsed without error:\n" << c.yaml;
+      continue;
+    }
+    EXPECT_EQ(got.error().message, c.want) << c.yaml;
+  }
+}
+
+TEST(ParseConfig, DocumentErrors) {
+  ExpectErrors({
+      {"a: [1\nb: 2\n", "gpugate.yaml:2: end of sequence flow not found"},
+      {"listen: \"\\q\"\n", "gpugate.yaml:1: unknown escape character: q"},
+      {"- listen\n", "gpugate.yaml:1: the top level must be a map of settings, got a list"},
+      {"listen\n", "gpugate.yaml:1: the top level must be a map of settings, got \"listen\""},
+      {"listen: \"0.0.0.0:1\"\n---\nlisten: \"0.0.0.0:2\"\n",
+       "gpugate.yaml:3: only one YAML document is allowed"},
+      {"quota: {}\n",
+       "gpugate.yaml:1: quota: unknown key (known: listen, tls, exemptNamespaces, resources, "
+       "mutation, security)"},
+      {"listen: \"0.0.0.0:1\"\nListen: \"0.0.0.0:2\"\n",
+       "gpugate.yaml:2: Listen: unknown key (known: listen, tls, exemptNamespaces, resources, "
+       "mutation, security)"},
+      {"security: {}\nlisten: \"0.0.0.0:1\"\nsecurity: {}\n",
+       "gpugate.yaml:3: security: duplicate key (first at line 1)"},
+      {"? [a]\n: 1\n", "gpugate.yaml:1: keys must be strings, got a list"},
+      {"mutation:\n  ? {a: 1}\n  : 1\n",
+       "gpugate.yaml:2: mutation: keys must be strings, got a map"},
+  });
+}
+
+TEST(ParseConfig, ListenAndTlsErrors) {
+  ExpectErrors({
+      {"listen: 8443\n",
+       "gpugate.yaml:1: listen: must be HOST:PORT, e.g. 0.0.0.0:8443, got \"8443\""},
+      {"listen: \":8443\"\n",
+       "gpugate.yaml:1: listen: must be HOST:PORT, e.g. 0.0.0.0:8443, got \":8443\""},
+      {"listen: \"0.0.0.0:\"\n",
+       "gpugate.yaml:1: listen: port must be a number from 0 to 65535, got \"0.0.0.0:\""},
+      {"listen: \"0.0.0.0:65536\"\n",
+       "gpugate.yaml:1: listen: port must be a number from 0 to 65535, got \"0.0.0.0:65536\""},
+      {"listen: \"0.0.0.0:-1\"\n",
+       "gpugate.yaml:1: listen: port must be a number from 0 to 65535, got \"0.0.0.0:-1\""},
+      {"listen: \"0.0.0.0:https\"\n",
+       "gpugate.yaml:1: listen: port must be a number from 0 to 65535, got \"0.0.0.0:https\""},
+      {"listen: \"::1:8443\"\n",
+       "gpugate.yaml:1: listen: an IPv6 host needs brackets, e.g. [::]:8443, got \"::1:8443\""},
+      {"listen: \"[nope]:8443\"\n",
+       "gpugate.yaml:1: listen: not an IPv6 address, got \"[nope]:8443\""},
+      {"listen: \"300.1.1.1:8443\"\n",
+       "gpugate.yaml:1: listen: not an IPv4 address, got \"300.1.1.1:8443\""},
+      {"listen: \"my_host:8443\"\n",
+       "gpugate.yaml:1: listen: host must be an IP address or a DNS name, got \"my_host:8443\""},
+      {"listen: [\"0.0.0.0:8443\"]\n", "gpugate.yaml:1: listen: must be a string, got a list"},
+      {"listen:\n", "gpugate.yaml:1: listen: must be a string, got null"},
+      {"tls: /etc/tls\n", "gpugate.yaml:1: tls: must be a map, got \"/etc/tls\""},
+      {"tls:\n\nlisten: \"0.0.0.0:1\"\n", "gpugate.yaml:1: tls: must be a map, got null"},
+      {"tls:\n  certFile: \"\"\n", "gpugate.yaml:2: tls.certFile: must be a file path, got \"\""},
+      {"tls:\n  keyfile: /k\n",
+       "gpugate.yaml:2: tls.keyfile: unknown key (known: certFile, keyFile)"},
+  });
+}
+
+TEST(ParseConfig, ResourceErrors) {
+  ExpectErrors({
+      // The two examples from the task description, with their exact line numbers.
+      {"listen: \"0.0.0.0:8443\"\n"
+       "resources:\n"
+       "  - name: nvidia.com/gpu\n"
+       "    maxPerContainer: 1\n"
+       "  - pattern: \"nvidia.com/mig-*\"\n"
+       "    schedulerName: volcano\n"
+       "    maxPerContainer: two\n",
+       "gpugate.yaml:7: resources[1].maxPerContainer: must be a positive integer, got \"two\""},
+      {"resources: [{name: a.io/b, maxPerContainer: 0}]\n",
+       "gpugate.yaml:1: resources[0].maxPerContainer: must be a positive integer, got \"0\""},
+      {"resources: [{name: a.io/b, maxPerContainer: -1}]\n",
+       "gpugate.yaml:1: resources[0].maxPerContainer: must be a positive integer, got \"-1\""},
+      {"resources: [{name: a.io/b, maxPerContainer: 1.5}]\n",
+       "gpugate.yaml:1: resources[0].maxPerContainer: must be a positive integer, got \"1.5\""},
+      {"resources: [{name: a.io/b, maxPerContainer: \"2\"}]\n",
+       "gpugate.yaml:1: resources[0].maxPerContainer: must be a positive integer, got \"2\" (a "
+       "quoted string)"},
+      {"resources: [{name: a.io/b, maxPerContainer: 99999999999999999999}]\n",
+       "gpugate.yaml:1: resources[0].maxPerContainer: must be a positive integer, got "
+       "\"99999999999999999999\""},
+      {"resources: [{name: a.io/b, toleration: yes}]\n",
+       "gpugate.yaml:1: resources[0].toleration: must be true or false, got \"yes\""},
+      {"resources: [{name: a.io/b, toleration: \"false\"}]\n",
+       "gpugate.yaml:1: resources[0].toleration: must be true or false, got \"false\" (a quoted "
+       "string)"},
+      {"resources: [{name: a.io/b, toleration: 1}]\n",
+       "gpugate.yaml:1: resources[0].toleration: must be true or false, got \"1\""},
+      {"resources: [{name: a.io/b, toleration: True}]\n",
+       "gpugate.yaml:1: resources[0].toleration: must be true or false, got \"True\""},
+      {"resources: [{name: gpu}]\n",
+       "gpugate.yaml:1: resources[0].name: must be an extended resource name such as "
+       "\"nvidia.com/gpu\", got \"gpu\""},
+      {"resources: [{name: kubernetes.io/gpu}]\n",
+       "gpugate.yaml:1: resources[0].name: must be an extended resource name such as "
+       "\"nvidia.com/gpu\", got \"kubernetes.io/gpu\""},
+      {"resources: [{name: \"nvidia.com/mig-*\"}]\n",
+       "gpugate.yaml:1: resources[0].name: must be an extended resource name such as "
+       "\"nvidia.com/gpu\", got \"nvidia.com/mig-*\""},
+      {"resources: [{pattern: nvidia.com/gpu}]\n",
+       "gpugate.yaml:1: resources[0].pattern: has no '*'; use name for a single resource, got "
+       "\"nvidia.com/gpu\""},
+      {"resources: [{pattern: \"*\"}]\n",
+       "gpugate.yaml:1: resources[0].pattern: must be an extended resource name with '*' "
+       "wildcards such as \"nvidia.com/mig-*\", got \"*\""},
+      {"resources: [{pattern: [\"a.io/*\"]}]\n",
+       "gpugate.yaml:1: resources[0].pattern: must be a string, got a list"},
+      {"resources:\n  - maxPerContainer: 1\n",
+       "gpugate.yaml:2: resources[0]: needs a name or a pattern"},
+      {"resources:\n  - name: a.io/b\n    pattern: \"a.io/*\"\n",
+       "gpugate.yaml:2: resources[0]: must have only one of name and pattern"},
+      {"resources:\n  - name: a.io/b\n  - name: a.io/c\n  - name: a.io/b\n",
+       "gpugate.yaml:4: resources[2]: \"a.io/b\" is already listed at resources[0]"},
+      {"resources:\n  - name: a.io/b\n    maxPerContainer: 1\n    maxPerContainer: 2\n",
+       "gpugate.yaml:4: resources[0].maxPerContainer: duplicate key (first at line 3)"},
+      {"resources:\n  - name: a.io/b\n    max: 1\n",
+       "gpugate.yaml:3: resources[0].max: unknown key (known: name, pattern, maxPerContainer, "
+       "schedulerName, toleration)"},
+      {"resources: [{name: a.io/b, schedulerName: \"\"}]\n",
+       "gpugate.yaml:1: resources[0].schedulerName: must be a scheduler name such as "
+       "\"volcano\", got \"\""},
+      {"resources: [{name: a.io/b, schedulerName: Volcano}]\n",
+       "gpugate.yaml:1: resources[0].schedulerName: must be a scheduler name such as "
+       "\"volcano\", got \"Volcano\""},
+      {"resources: []\n",
+       "gpugate.yaml:1: resources: must list at least one resource; leave the key out for the "
+       "built-in list"},
+      {"resources: {name: a.io/b}\n", "gpugate.yaml:1: resources: must be a list, got a map"},
+      {"resources:\n  - a.io/b\n", "gpugate.yaml:2: resources[0]: must be a map, got \"a.io/b\""},
+  });
+}
+
+TEST(ParseConfig, NamespaceMutationAndSecurityErrors) {
+  ExpectErrors({
+      {"exemptNamespaces: kube-system\n",
+       "gpugate.yaml:1: exemptNamespaces: must be a list, got \"kube-system\""},
+      {"exemptNamespaces:\n  - kube-system\n  - Kube_System\n",
+       "gpugate.yaml:3: exemptNamespaces[1]: must be a namespace name such as \"kube-system\", got "
+       "\"Kube_System\""},
+      {"exemptNamespaces: [a, b, a]\n",
+       "gpugate.yaml:1: exemptNamespaces[2]: \"a\" is already listed at exemptNamespaces[0]"},
+      {"mutation:\n  schedulerName: x\n  colimit: 50\n",
+       "gpugate.yaml:3: mutation.colimit: unknown key (known: schedulerName, tolerations, "
+       "coreLimit)"},
+      {"mutation: [coreLimit]\n", "gpugate.yaml:1: mutation: must be a map, got a list"},
+      {"mutation: {schedulerName: my_scheduler}\n",
+       "gpugate.yaml:1: mutation.schedulerName: must be a scheduler name such as \"volcano\", got "
+       "\"my_scheduler\""},
+      {"mutation: {coreLimit: abc}\n",
+       "gpugate.yaml:1: mutation.coreLimit: must be \"request\", \"off\" or an integer from 1 to "
+       "100, got \"abc\""},
+      {"mutation: {coreLimit: 0}\n",
+       "gpugate.yaml:1: mutation.coreLimit: must be \"request\", \"off\" or an integer from 1 to "
+       "100, got \"0\""},
+      {"mutation: {coreLimit: 101}\n",
+       "gpugate.yaml:1: mutation.coreLimit: must be \"request\", \"off\" or an integer from 1 to "
+       "100, got \"101\""},
+      {"mutation: {coreLimit: \"50\"}\n",
+       "gpugate.yaml:1: mutation.coreLimit: must be \"request\", \"off\" or an integer from 1 to "
+       "100, got \"50\" (a quoted string)"},
+      {"mutation: {coreLimit: Request}\n",
+       "gpugate.yaml:1: mutation.coreLimit: must be \"request\", \"off\" or an integer from 1 to "
+       "100, got \"Request\""},
+      {"mutation: {coreLimit: [50]}\n",
+       "gpugate.yaml:1: mutation.coreLimit: must be \"request\", \"off\" or an integer from 1 to "
+       "100, got a list"},
+      {"mutation: {tolerations: {key: gpu}}\n",
+       "gpugate.yaml:1: mutation.tolerations: must be a list, got a map"},
+      {"mutation:\n  tolerations:\n    - {key: gpu, operator: exists}\n",
+       "gpugate.yaml:3: mutation.tolerations[0].operator: must be Exists or Equal, got \"exists\""},
+      {"mutation:\n  tolerations:\n    - {key: gpu, operator: Exists, effect: NoExec}\n",
+       "gpugate.yaml:3: mutation.tolerations[0].effect: must be NoSchedule, PreferNoSchedule, "
+       "NoExecute or \"\", got \"NoExec\""},
+      {"mutation:\n  tolerations:\n    - {key: gpu, operator: Exists, value: \"yes\"}\n",
+       "gpugate.yaml:3: mutation.tolerations[0]: value must be empty when operator is Exists, got "
+       "\"yes\""},
+      {"mutation:\n  tolerations:\n    - {effect: NoSchedule}\n",
+       "gpugate.yaml:3: mutation.tolerations[0]: an empty key requires operator Exists"},
+      {"mutation:\n  tolerations:\n    - {key: \"gpu/a/b\", operator: Exists}\n",
+       "gpugate.yaml:3: mutation.tolerations[0].key: must be a taint key such as "
+       "\"nvidia.com/gpu\", "
+       "got \"gpu/a/b\""},
+      {"mutation:\n  tolerations:\n    - {key: gpu, value: \"two words\"}\n",
+       "gpugate.yaml:3: mutation.tolerations[0].value: must be a taint value (a label value), got "
+       "\"two words\""},
+      {"mutation:\n  tolerations:\n    - key: gpu\n      operator: Exists\n      "
+       "tolerationSeconds: 30\n",
+       "gpugate.yaml:5: mutation.tolerations[0].tolerationSeconds: unknown key (known: key, "
+       "operator, value, effect)"},
+      {"security:\n  denyPrivilegedGPU: no\n",
+       "gpugate.yaml:2: security.denyPrivilegedGPU: must be true or false, got \"no\""},
+      {"security:\n  denyVisibleDevicesEnv: \"true\"\n",
+       "gpugate.yaml:2: security.denyVisibleDevicesEnv: must be true or false, got \"true\" (a "
+       "quoted string)"},
+      {"security:\n  denyVisibleDevicesEnv:\n",
+       "gpugate.yaml:2: security.denyVisibleDevicesEnv: must be true or false, got null"},
+      {"security:\n  denyPrivileged: true\n",
+       "gpugate.yaml:2: security.denyPrivileged: unknown key (known: denyVisibleDevicesEnv, "
+       "denyPrivilegedGPU)"},
+  });
+}
+
+}  // namespace
+}  // namespace gpugate::config

@@ -1,0 +1,18 @@
+// The readers of the top-level sections, one per key of the config file. config.cc lists them in
+// its key table; a new section is one more reader here and one more row there. Internal to the
+// config library.
+#pragma once
+
+#include "common/result.h"
+#include "config/config.h"
+#include "config/yaml_cursor.h"
+
+namespace gpugate::config {
+
+// config_policy.cc: the keys that fill policy::Settings.
+Status ReadExemptNamespaces(const Cursor& value, Config& out);
+Status ReadResources(const Cursor& value, Config& out);
+Status ReadMutation(const Cursor& value, Config& out);
+Status ReadSecurity(const Cursor& value, Config& out);
+
+}  // namespace gpugate::config

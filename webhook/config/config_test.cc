@@ -1,0 +1,293 @@
+#include "config/config.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpugate::config {
+namespace {
+
+using policy::CoreLimitMode;
+
+// Short renderings of a Config, so a test compares one string and a failure shows the difference.
+
+std::string RenderResources(const Config& c) {
+  std::string out;
+  for (const auto& r : c.policy.resources) {
+    if (!out.empty()) out += "; ";
+    out += r.name;
+    if (r.isPattern) out += " pattern";
+    if (r.maxPerContainer) out += " max=" + std::to_string(*r.maxPerContainer);
+    if (!r.schedulerName.empty()) out += " scheduler=" + r.schedulerName;
+    if (!r.toleration) out += " no-toleration";
+  }
+  return out;
+}
+
+std::string RenderTolerations(const Config& c) {
+  std::string out;
+  for (const auto& t : c.policy.tolerations) {
+    if (!out.empty()) out += "; ";
+    out += "key=" + t.key + " op=" + t.op + " value=" + t.value + " effect=" + t.effect;
+  }
+  return out;
+}
+
+std::string RenderCoreLimit(const Config& c) {
+  switch (c.policy.coreLimit.mode) {
+    case CoreLimitMode::kRequest:
+      return "request";
+    case CoreLimitMode::kOff:
+      return "off";
+    case CoreLimitMode::kFixed:
+      return "fixed " + std::to_string(c.policy.coreLimit.value);
+  }
+  return "?";
+}
+
+std::string RenderListen(const Config& c) { return c.listen; }
+
+std::string RenderTls(const Config& c) { return c.tls.certFile + " " + c.tls.keyFile; }
+
+std::string RenderExempt(const Config& c) {
+  std::string out;
+  for (const auto& ns : c.policy.exemptNamespaces) out += (out.empty() ? "" : ",") + ns;
+  return out;
+}
+
+std::string RenderScheduler(const Config& c) { return c.policy.schedulerName; }
+
+std::string RenderSecurity(const Config& c) {
+  return std::string("denyVisibleDevicesEnv=") +
+         (c.policy.denyVisibleDevicesEnv ? "true" : "false") +
+         " denyPrivilegedGPU=" + (c.policy.denyPrivilegedGPU ? "true" : "false");
+}
+
+std::string Render(const Config& c) {
+  return "listen: " + RenderListen(c) + "\ntls: " + RenderTls(c) + "\nexempt: " + RenderExempt(c) +
+         "\nresources: " + RenderResources(c) + "\nscheduler: " + RenderScheduler(c) +
+         "\ntolerations: " + RenderTolerations(c) + "\ncoreLimit: " + RenderCoreLimit(c) + "\n" +
+         RenderSecurity(c) + "\n";
+}
+
+constexpr char kDefaultRendering[] =
+    "listen: 0.0.0.0:8443\n"
+    "tls: /etc/gpugate/tls/tls.crt /etc/gpugate/tls/tls.key\n"
+    "exempt: kube-system\n"
+    "resources: nvidia.com/gpu; amd.com/gpu; nvidia.com/mig-* pattern; tencent.com/vcuda-core; "
+    "tencent.com/vcuda-memory; aliyun.com/gpu-mem; volcano.sh/gpu-memory scheduler=volcano; "
+    "volcano.sh/gpu-number scheduler=volcano; volcano.sh/vgpu-* pattern scheduler=volcano; "
+    "nvidia.com/gpumem; nvidia.com/gpucores; nvidia.com/gpumem-percentage\n"
+    "scheduler: \n"
+    "tolerations: \n"
+    "coreLimit: request\n"
+    "denyVisibleDevicesEnv=true denyPrivilegedGPU=true\n";
+
+TEST(ParseConfig, EmptyDocumentsGiveDefaults) {
+  const char* inputs[] = {"", "\n", "# only a comment\n", "---\n", "~\n", "---\n---\n"};
+  for (const char* yaml : inputs) {
+    auto got = ParseConfig(yaml, "gpugate.yaml");
+    ASSERT_TRUE(got.has_value()) << yaml << ": " << got.error().message;
+    EXPECT_EQ(Render(*got), kDefaultRendering) << yaml;
+  }
+}
+
+struct ValueCase {
+  const char* yaml;
+  std::string (*render)(const Config&);
+  const char* want;
+};
+
+TEST(ParseConfig, Values) {
+  const ValueCase cases[] = {
+      {"listen: \"127.0.0.1:9443\"", RenderListen, "127.0.0.1:9443"},
+      {"listen: \"[::]:8443\"", RenderListen, "[::]:8443"},
+      {"listen: \"[::1]:0\"", RenderListen, "[::1]:0"},
+      {"listen: localhost:65535", RenderListen, "localhost:65535"},
+      {"listen: webhook.gpugate.svc:8443", RenderListen, "webhook.gpugate.svc:8443"},
+      {"tls: {certFile: /a.crt}", RenderTls, "/a.crt /etc/gpugate/tls/tls.key"},
+      {"tls:\n  keyFile: /b.key\n  certFile: /a.crt", RenderTls, "/a.crt /b.key"},
+      {"exemptNamespaces: [kube-system, gpu-operator]", RenderExempt, "kube-system,gpu-operator"},
+      {"exemptNamespaces: []", RenderExempt, ""},
+      {"resources: [{name: nvidia.com/gpu}]", RenderResources, "nvidia.com/gpu"},
+      {"resources:\n"
+       "  - name: nvidia.com/gpu\n"
+       "    maxPerContainer: 1\n"
+       "  - pattern: \"nvidia.com/mig-*\"\n"
+       "  - name: volcano.sh/gpu-memory\n"
+       "    schedulerName: volcano\n"
+       "    toleration: false\n",
+       RenderResources,
+       "nvidia.com/gpu max=1; nvidia.com/mig-* pattern; volcano.sh/gpu-memory scheduler=volcano "
+       "no-toleration"},
+      {"resources: [{pattern: \"*/gpu\"}, {name: example.com/Big_Card.v2}]", RenderResources,
+       "*/gpu pattern; example.com/Big_Card.v2"},
+      {"resources: [{name: x.io/a, maxPerContainer: 9223372036854775807, toleration: true}]",
+       RenderResources, "x.io/a max=9223372036854775807"},
+      {"mutation: {schedulerName: hami-scheduler}", RenderScheduler, "hami-scheduler"},
+      {"mutation: {schedulerName: \"\"}", RenderScheduler, ""},
+      {"mutation:\n  tolerations:\n    - {key: gpu, operator: Exists, effect: NoSchedule}\n",
+       RenderTolerations, "key=gpu op=Exists value= effect=NoSchedule"},
+      {"mutation:\n  tolerations:\n    - {key: nvidia.com/gpu, value: present}\n    - operator: "
+       "Exists\n",
+       RenderTolerations,
+       "key=nvidia.com/gpu op=Equal value=present effect=; key= op=Exists value= effect="},
+      {"mutation: {tolerations: []}", RenderTolerations, ""},
+      {"mutation: {coreLimit: request}", RenderCoreLimit, "request"},
+      {"mutation: {coreLimit: \"request\"}", RenderCoreLimit, "request"},
+      {"mutation: {coreLimit: off}", RenderCoreLimit, "off"},
+      {"mutation: {coreLimit: 1}", RenderCoreLimit, "fixed 1"},
+      {"mutation: {coreLimit: 100}", RenderCoreLimit, "fixed 100"},
+      {"security: {denyVisibleDevicesEnv: false}", RenderSecurity,
+       "denyVisibleDevicesEnv=false denyPrivilegedGPU=true"},
+      {"security: {denyPrivilegedGPU: false}", RenderSecurity,
+       "denyVisibleDevicesEnv=true denyPrivilegedGPU=false"},
+      // Anchors and aliases are plain YAML and work anywhere.
+      {"resources: [{name: v.sh/a, schedulerName: &s volcano}]\nmutation: {schedulerName: *s}",
+       RenderScheduler, "volcano"},
+      // A stray trailing document marker is not a second document.
+      {"listen: \"0.0.0.0:1\"\n---\n", RenderListen, "0.0.0.0:1"},
+  };
+  for (const auto& c : cases) {
+    auto got = ParseConfig(c.yaml, "gpugate.yaml");
+    ASSERT_TRUE(got.has_value()) << c.yaml << "\n" << got.error().message;
+    EXPECT_EQ(c.render(*got), c.want) << c.yaml;
+  }
+}
+
+// Every key of the file format, each set away from its default.
+constexpr char kFullExample[] = R"(listen: "[::]:9443"
+tls:
+  certFile: /var/run/gpugate/tls.crt
+  keyFile: /var/run/gpugate/tls.key
+exemptNamespaces: [kube-system, gpu-operator]
+resources:
+  - name: nvidia.com/gpu
+    maxPerContainer: 1
+  - pattern: "nvidia.com/mig-*"
+  - name: volcano.sh/gpu-memory
+    schedulerName: volcano
+    toleration: false
+mutation:
+  schedulerName: hami-scheduler
+  tolerations:
+    - {key: gpu, operator: Exists, effect: NoSchedule}
+    - {key: dedicated, value: ml, effect: NoExecute}
+  coreLimit: 50
+security:
+  denyVisibleDevicesEnv: false
+  denyPrivilegedGPU: false
+)";
+
+TEST(ParseConfig, FullExampleSetsEveryKey) {
+  auto got = ParseConfig(kFullExample, "gpugate.yaml");
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  EXPECT_EQ(Render(*got),
+            "listen: [::]:9443\n"
+            "tls: /var/run/gpugate/tls.crt /var/run/gpugate/tls.key\n"
+            "exempt: kube-system,gpu-operator\n"
+            "resources: nvidia.com/gpu max=1; nvidia.com/mig-* pattern; volcano.sh/gpu-memory "
+            "scheduler=volcano no-toleration\n"
+            "scheduler: hami-scheduler\n"
+            "tolerations: key=gpu op=Exists value= effect=NoSchedule; key=dedicated op=Equal "
+            "value=ml effect=NoExecute\n"
+            "coreLimit: fixed 50\n"
+            "denyVisibleDevicesEnv=false denyPrivilegedGPU=false\n");
+  // Settings::Find sees the replaced list: exact names, then patterns.
+  ASSERT_NE(got->policy.Find("nvidia.com/mig-1g.5gb"), nullptr);
+  EXPECT_TRUE(got->policy.Find("nvidia.com/mig-1g.5gb")->isPattern);
+  EXPECT_EQ(got->policy.Find("amd.com/gpu"), nullptr);
+  EXPECT_TRUE(got->policy.IsExempt("gpu-operator"));
+}
+
+std::filesystem::path DocsFile() {
+  // __FILE__ is webhook/config/config_test.cc, absolute under CMake, relative to the repository
+  // root in a standalone build.
+  return std::filesystem::path(__FILE__).parent_path() / "../../docs/configuration.md";
+}
+
+// The ```yaml blocks of the documentation, in order.
+std::vector<std::string> YamlBlocks(const std::string& markdown) {
+  std::vector<std::string> blocks;
+  std::istringstream in(markdown);
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```yaml") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      blocks.push_back(block);
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  return blocks;
+}
+
+TEST(ConfigurationDoc, ExamplesParseAndShowTheFullExample) {
+  std::ifstream in(DocsFile());
+  ASSERT_TRUE(in) << "cannot open " << DocsFile();
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> blocks = YamlBlocks(doc);
+  EXPECT_GE(blocks.size(), 10u);
+  for (const auto& block : blocks) {
+    auto got = ParseConfig(block, "configuration.md");
+    EXPECT_TRUE(got.has_value()) << block << "\n" << got.error().message;
+  }
+  EXPECT_NE(doc.find(std::string("```yaml\n") + kFullExample + "```\n"), std::string::npos)
+      << "docs/configuration.md must show kFullExample verbatim";
+  // The block that writes out the built-in resource list must match the built-in list.
+  auto builtIn = std::find_if(blocks.begin(), blocks.end(), [](const std::string& b) {
+    return b.find("amd.com/gpu") != std::string::npos;
+  });
+  ASSERT_NE(builtIn, blocks.end()) << "docs/configuration.md must write out the built-in list";
+  auto parsed = ParseConfig(*builtIn, "configuration.md");
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  EXPECT_EQ(RenderResources(*parsed), RenderResources(Config{}));
+}
+
+TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
+  std::string dir = testing::TempDir();
+  std::string good = dir + "/gpugate_config_test_good.yaml";
+  std::string bad = dir + "/gpugate_config_test_bad.yaml";
+  std::ofstream(good) << kFullExample;
+  std::ofstream(bad) << "listen: \"0.0.0.0:1\"\nlisten2: x\n";
+
+  auto loaded = LoadConfigFile(good);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  EXPECT_EQ(loaded->listen, "[::]:9443");
+
+  auto failed = LoadConfigFile(bad);
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().message,
+            bad +
+                ":2: listen2: unknown key (known: listen, tls, exemptNamespaces, resources, "
+                "mutation, security)");
+  std::filesystem::remove(good);
+  std::filesystem::remove(bad);
+}
+
+TEST(LoadConfigFile, UnreadablePaths) {
+  struct Case {
+    std::string path, want;
+  } cases[] = {
+      {"/nonexistent/gpugate.yaml",
+       "/nonexistent/gpugate.yaml: cannot read: No such file or directory"},
+      {testing::TempDir(), testing::TempDir() + ": cannot read: Is a directory"},
+  };
+  for (const auto& c : cases) {
+    auto got = LoadConfigFile(c.path);
+    ASSERT_FALSE(got.has_value()) << c.path;
+    EXPECT_EQ(got.error().message, c.want);
+  }
+}
+
+}  // namespace
+}  // namespace gpugate::config

@@ -1,0 +1,147 @@
+#include "config/yaml_cursor.h"
+
+#include <charconv>
+#include <utility>
+#include <vector>
+
+#include "common/strings.h"
+
+namespace gpugate::config {
+namespace {
+
+int LineOf(const YAML::Node& node) { return node.Mark().line + 1; }  // yaml-cpp counts from 0
+
+bool LooksTyped(std::string_view text) {
+  if (text == "true" || text == "false") return true;
+  if (text.starts_with('-')) text.remove_prefix(1);
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+std::string JoinKeys(std::span<const std::string_view> keys) {
+  std::string out;
+  for (std::string_view k : keys) {
+    if (!out.empty()) out += ", ";
+    out += k;
+  }
+  return out;
+}
+
+}  // namespace
+
+Cursor::Cursor(YAML::Node node, std::string_view source) : Cursor(node, source, "", LineOf(node)) {}
+
+Cursor::Cursor(YAML::Node node, std::string_view source, std::string path, int line)
+    : node_(std::move(node)), source_(source), path_(std::move(path)), line_(line) {}
+
+Cursor Cursor::Entry(std::string_view key, const YAML::Node& keyNode,
+                     const YAML::Node& value) const {
+  std::string path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  return Cursor(value, source_, std::move(path), LineOf(value.IsNull() ? keyNode : value));
+}
+
+Cursor Cursor::Item(size_t index, const YAML::Node& value) const {
+  int line = value.IsNull() ? line_ : LineOf(value);
+  return Cursor(value, source_, path_ + "[" + std::to_string(index) + "]", line);
+}
+
+Cursor Cursor::At(const YAML::Node& node) const {
+  return Cursor(node, source_, path_, LineOf(node));
+}
+
+std::unexpected<Error> Cursor::Fail(std::string_view reason) const {
+  std::string msg(source_);
+  if (line_ > 0) msg += ":" + std::to_string(line_);
+  msg += ": ";
+  if (!path_.empty()) msg += path_ + ": ";
+  msg += reason;
+  return gpugate::Fail(std::move(msg));
+}
+
+std::unexpected<Error> Cursor::FailExpected(std::string_view what) const {
+  return Fail("must be " + std::string(what) + ", got " + Describe());
+}
+
+std::string Cursor::Describe() const {
+  switch (node_.Type()) {
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Scalar:
+      break;
+    default:
+      return "null";
+  }
+  std::string out = JsonQuote(node_.Scalar());
+  if (IsQuoted() && LooksTyped(node_.Scalar())) out += " (a quoted string)";
+  return out;
+}
+
+bool Cursor::IsQuoted() const {
+  // yaml-cpp tags a quoted scalar "!" and an unquoted, untagged one "?".
+  return node_.IsScalar() && (node_.Tag() == "!" || node_.Tag() == "tag:yaml.org,2002:str");
+}
+
+std::optional<int64_t> Cursor::PlainInteger() const {
+  if (!node_.IsScalar() || IsQuoted()) return std::nullopt;
+  const std::string& text = node_.Scalar();
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+Status Cursor::ReadString(std::string& out) const {
+  if (!node_.IsScalar()) return FailExpected("a string");
+  out = node_.Scalar();
+  return {};
+}
+
+Status Cursor::ReadBool(bool& out) const {
+  if (!node_.IsScalar() || IsQuoted()) return FailExpected("true or false");
+  const std::string& text = node_.Scalar();
+  if (text != "true" && text != "false") return FailExpected("true or false");
+  out = text == "true";
+  return {};
+}
+
+Status Cursor::ReadPositiveInteger(int64_t& out) const {
+  auto value = PlainInteger();
+  if (!value || *value <= 0) return FailExpected("a positive integer");
+  out = *value;
+  return {};
+}
+
+Status VisitMap(const Cursor& map, std::span<const std::string_view> known,
+                const std::function<Status(size_t, const Cursor&)>& visit) {
+  if (!map.node().IsMap()) return map.FailExpected("a map");
+  std::vector<std::pair<std::string, int>> seen;  // key, line
+  for (auto it = map.node().begin(); it != map.node().end(); ++it) {
+    if (!it->first.IsScalar()) {
+      Cursor at = map.At(it->first);
+      return at.Fail("keys must be strings, got " + at.Describe());
+    }
+    const std::string& key = it->first.Scalar();
+    Cursor keyAt = map.Entry(key, it->first, it->first);
+    for (const auto& [k, line] : seen) {
+      if (k == key) return keyAt.Fail("duplicate key (first at line " + std::to_string(line) + ")");
+    }
+    seen.emplace_back(key, keyAt.line());
+    size_t i = 0;
+    while (i < known.size() && known[i] != key) ++i;
+    if (i == known.size()) return keyAt.Fail("unknown key (known: " + JoinKeys(known) + ")");
+    if (auto st = visit(i, map.Entry(key, it->first, it->second)); !st) return st;
+  }
+  return {};
+}
+
+Status VisitList(const Cursor& list, const std::function<Status(const Cursor&)>& visit) {
+  if (!list.node().IsSequence()) return list.FailExpected("a list");
+  size_t index = 0;
+  for (auto it = list.node().begin(); it != list.node().end(); ++it, ++index) {
+    if (auto st = visit(list.Item(index, *it)); !st) return st;
+  }
+  return {};
+}
+
+}  // namespace gpugate::config
