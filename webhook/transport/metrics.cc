@@ -1,0 +1,86 @@
+#include "transport/metrics.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gpugate::transport {
+namespace {
+
+// Prometheus label values escape backslash, double quote and newline.
+std::string Label(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+void Metrics::CountRequest(std::string_view route, int code) {
+  std::lock_guard lock(mu_);
+  ++requests_[{std::string(route), code}];
+}
+
+void Metrics::CountDecision(std::string_view route, std::string_view decision,
+                            std::string_view reason) {
+  std::lock_guard lock(mu_);
+  ++decisions_[{std::string(route), std::string(decision), std::string(reason)}];
+}
+
+void Metrics::ObserveLatency(std::string_view route, double seconds) {
+  size_t i = std::lower_bound(kBuckets.begin(), kBuckets.end(), seconds) - kBuckets.begin();
+  std::lock_guard lock(mu_);
+  Histogram& h = latency_[std::string(route)];
+  if (i < kBuckets.size()) ++h.buckets[i];
+  ++h.count;
+  h.sum += seconds;
+}
+
+std::string Metrics::Render() const {
+  std::lock_guard lock(mu_);
+  std::string out;
+  out += "# HELP gpugate_http_requests_total HTTP requests answered, by route and status code.\n";
+  out += "# TYPE gpugate_http_requests_total counter\n";
+  for (const auto& [key, n] : requests_) {
+    out += "gpugate_http_requests_total{route=\"" + Label(std::get<0>(key)) + "\",code=\"" +
+           std::to_string(std::get<1>(key)) + "\"} " + std::to_string(n) + "\n";
+  }
+  out += "# HELP gpugate_admission_decisions_total Admission decisions, by route, decision and reason.\n";
+  out += "# TYPE gpugate_admission_decisions_total counter\n";
+  for (const auto& [key, n] : decisions_) {
+    out += "gpugate_admission_decisions_total{route=\"" + Label(std::get<0>(key)) +
+           "\",decision=\"" + Label(std::get<1>(key)) + "\",reason=\"" + Label(std::get<2>(key)) +
+           "\"} " + std::to_string(n) + "\n";
+  }
+  out += "# HELP gpugate_admission_duration_seconds Time to decode, decide and encode a review.\n";
+  out += "# TYPE gpugate_admission_duration_seconds histogram\n";
+  for (const auto& [route, h] : latency_) {
+    const std::string r = Label(route);
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i < kBuckets.size(); ++i) {
+      cumulative += h.buckets[i];
+      out += "gpugate_admission_duration_seconds_bucket{route=\"" + r + "\",le=\"" +
+             Number(kBuckets[i]) + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += "gpugate_admission_duration_seconds_bucket{route=\"" + r + "\",le=\"+Inf\"} " +
+           std::to_string(h.count) + "\n";
+    out += "gpugate_admission_duration_seconds_sum{route=\"" + r + "\"} " + Number(h.sum) + "\n";
+    out += "gpugate_admission_duration_seconds_count{route=\"" + r + "\"} " +
+           std::to_string(h.count) + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpugate::transport

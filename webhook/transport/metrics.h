@@ -1,0 +1,46 @@
+// Prometheus metrics for the admission endpoints, rendered in the text exposition format.
+// Thread-safe: every method may be called from any server thread.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+namespace gpugate::transport {
+
+class Metrics {
+ public:
+  // Latency buckets in seconds. Admission work takes tens of microseconds, so the buckets start
+  // far below the apiserver's own (which start at 5 ms) and are fine through the millisecond range.
+  static constexpr std::array<double, 14> kBuckets = {0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                                                      0.0025,  0.005,  0.01,    0.025,  0.05,
+                                                      0.1,     0.25,   0.5,     1.0};
+
+  // One HTTP request answered on `route` with `code`.
+  void CountRequest(std::string_view route, int code);
+  // One admission decision: decision is "allowed", "denied" or "patched".
+  void CountDecision(std::string_view route, std::string_view decision, std::string_view reason);
+  // Time from a review's first byte decoded to its response encoded.
+  void ObserveLatency(std::string_view route, double seconds);
+
+  std::string Render() const;
+
+ private:
+  struct Histogram {
+    std::array<uint64_t, kBuckets.size()> buckets{};  // non-cumulative counts
+    uint64_t count = 0;
+    double sum = 0;
+  };
+
+  mutable std::mutex mu_;
+  std::map<std::tuple<std::string, int>, uint64_t> requests_;  // guarded by mu_
+  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> decisions_;  // mu_
+  std::map<std::string, Histogram> latency_;  // guarded by mu_
+};
+
+}  // namespace gpugate::transport

@@ -1,0 +1,182 @@
+#include "transport/server.h"
+
+#include <httplib.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <chrono>
+#include <thread>
+
+#include "review/admission_review.h"
+#include "transport/log.h"
+
+namespace gpugate::transport {
+namespace {
+
+std::string OpenSslError() {
+  unsigned long e = ERR_get_error();
+  char buf[256];
+  ERR_error_string_n(e, buf, sizeof buf);
+  ERR_clear_error();
+  return buf;
+}
+
+bool IsJsonContentType(const std::string& value) {
+  std::string lower;
+  for (char c : value) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.rfind("application/json", 0) == 0;
+}
+
+std::string_view DecisionWord(const review::Decision& d) {
+  if (!d.allowed) return "denied";
+  return d.patch.empty() ? "allowed" : "patched";
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options, const admission::Handler& handler)
+    : options_(std::move(options)), handler_(handler) {}
+
+Server::~Server() = default;
+
+Status Server::Bind() {
+  http_ = std::make_unique<httplib::SSLServer>([this](SSL_CTX& ctx) {
+    SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION);
+    SSL_CTX_set_options(&ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    if (SSL_CTX_use_certificate_chain_file(&ctx, options_.certFile.c_str()) != 1) {
+      tlsError_ = "tls.certFile " + options_.certFile + ": " + OpenSslError();
+      return false;
+    }
+    if (SSL_CTX_use_PrivateKey_file(&ctx, options_.keyFile.c_str(), SSL_FILETYPE_PEM) != 1) {
+      tlsError_ = "tls.keyFile " + options_.keyFile + ": " + OpenSslError();
+      return false;
+    }
+    if (SSL_CTX_check_private_key(&ctx) != 1) {
+      tlsError_ = "tls.keyFile " + options_.keyFile + " does not match tls.certFile " +
+                  options_.certFile;
+      return false;
+    }
+    return true;
+  });
+  if (!http_->is_valid()) return Fail(tlsError_.empty() ? "cannot set up TLS" : tlsError_);
+
+  // cpp-httplib's defaults suit a browser, not the apiserver: Nagle's algorithm on (a 40 ms stall
+  // per response on a kept-alive connection) and keep-alive closed after 5 requests (a new TLS
+  // handshake every 5 reviews). The apiserver keeps connections open and reuses them.
+  http_->set_tcp_nodelay(true);
+  http_->set_keep_alive_max_count(10000);
+  http_->set_keep_alive_timeout(10);  // seconds idle before a kept-alive connection is closed
+  http_->set_read_timeout(10, 0);     // the apiserver's webhook timeout is at most 30 s
+  http_->set_write_timeout(10, 0);
+  http_->set_payload_max_length(options_.maxBodyBytes);  // larger bodies get 413 unread
+  const int threads = options_.threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  Routes();
+
+  const auto& l = options_.listen;
+  if (l.port == 0) {
+    port_ = http_->bind_to_any_port(l.host);
+  } else {
+    port_ = http_->bind_to_port(l.host, l.port) ? l.port : -1;
+  }
+  if (port_ <= 0) return Fail("cannot listen on " + l.host + ":" + std::to_string(l.port));
+  return {};
+}
+
+void Server::Routes() {
+  auto review = [this](const char* route, bool mutate) {
+    return [this, route, mutate](const httplib::Request& req, httplib::Response& res) {
+      if (!IsJsonContentType(req.get_header_value("Content-Type"))) {
+        res.status = 415;
+        res.set_content("Content-Type must be application/json\n", "text/plain");
+        metrics_.CountRequest(route, res.status);
+        return;
+      }
+      auto start = std::chrono::steady_clock::now();
+      auto request = review::DecodeReview(req.body);
+      if (!request) {
+        res.status = 400;
+        res.set_content(request.error().message + "\n", "text/plain");
+        metrics_.CountRequest(route, res.status);
+        LogLine("bad request").Str("route", route).Str("error", request.error().message).Warn();
+        return;
+      }
+      review::Decision d = mutate ? handler_.Mutate(*request) : handler_.Validate(*request);
+      res.set_content(review::EncodeResponse(*request, d), "application/json");
+      auto elapsed = std::chrono::steady_clock::now() - start;
+      double seconds = std::chrono::duration<double>(elapsed).count();
+      metrics_.CountRequest(route, 200);
+      metrics_.CountDecision(route, DecisionWord(d), d.reason);
+      metrics_.ObserveLatency(route, seconds);
+      LogLine("decision")
+          .Str("route", route)
+          .Str("uid", request->uid)
+          .Str("kind", request->kind.kind)
+          .Str("namespace", request->ns)
+          .Str("name", request->name)
+          .Str("operation", request->operation)
+          .Str("decision", DecisionWord(d))
+          .Str("reason", d.reason)
+          .Str("message", d.message)
+          .Int("micros", std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count())
+          .Info();
+    };
+  };
+  http_->Post("/validate", review("validate", false));
+  http_->Post("/mutate", review("mutate", true));
+  http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    res.status = ready_ ? 200 : 503;
+    res.set_content(ready_ ? "ok\n" : "not ready\n", "text/plain");
+  });
+  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics_.Render(), "text/plain; version=0.0.4");
+  });
+  // Reviews are POSTs; say so instead of a bare 404 for the other methods.
+  for (const char* path : {"/validate", "/mutate"}) {
+    http_->Get(path, [](const httplib::Request&, httplib::Response& res) {
+      res.status = 405;
+      res.set_header("Allow", "POST");
+      res.set_content("use POST with an AdmissionReview\n", "text/plain");
+    });
+  }
+  http_->set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                  std::exception_ptr) {
+    res.status = 500;
+    res.set_content("internal error\n", "text/plain");
+  });
+}
+
+void Server::Run() {
+  if (stopRequested_) return;
+  // httplib's stop() is a no-op until its accept loop runs, so a Stop() that lands before then
+  // (a SIGTERM right after start) is applied by this watcher once the loop is up. Both sides use
+  // sequentially consistent atomics: either Stop() sees the loop running, or the watcher sees
+  // the request.
+  std::atomic<bool> listenReturned{false};
+  std::thread watcher([this, &listenReturned] {
+    while (!http_->is_running() && !listenReturned) std::this_thread::yield();
+    if (listenReturned) return;
+    ready_ = !stopRequested_;
+    if (stopRequested_) StopHttpOnce();
+  });
+  LogLine("listening").Str("host", options_.listen.host).Int("port", port_).Info();
+  http_->listen_after_bind();
+  listenReturned = true;
+  watcher.join();
+  ready_ = false;
+}
+
+void Server::Stop() {
+  ready_ = false;
+  stopRequested_ = true;
+  if (http_ && http_->is_running()) StopHttpOnce();
+}
+
+void Server::StopHttpOnce() {
+  if (!httpStopped_.exchange(true)) http_->stop();
+}
+
+}  // namespace gpugate::transport
