@@ -1,0 +1,153 @@
+#include "gpugate_process.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+extern char** environ;
+
+namespace gpugate::testing {
+namespace {
+
+// Spawns the gpugate binary with stdout and stderr on a pipe; returns the pid and read end.
+std::pair<pid_t, int> Spawn(const std::vector<std::string>& args) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return {-1, -1};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  std::vector<std::string> argv = {GPUGATE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargs;
+  for (auto& a : argv) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, GPUGATE_BINARY, &actions, nullptr, cargs.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return {-1, -1};
+  }
+  return {pid, fds[0]};
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "gpugate-test-XXXXXX").string();
+  path_ = mkdtemp(tmpl.data()) ? tmpl : "";
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+void TempDir::Write(const std::string& name, const std::string& content) const {
+  std::ofstream(File(name), std::ios::binary) << content;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Exit RunGpugate(const std::vector<std::string>& args) {
+  auto [pid, fd] = Spawn(args);
+  Exit result;
+  if (pid < 0) return result;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) result.output.append(buf, n);
+  close(fd);
+  result.code = WaitExit(pid);
+  return result;
+}
+
+GpugateServer::GpugateServer(std::vector<std::string> extraArgs) {
+  Exit certs = RunGpugate({"certs", "--out", dir_.path(), "--host", "127.0.0.1"});
+  EXPECT_EQ(certs.code, 0) << certs.output;
+  caFile_ = dir_.File("ca.crt");
+  std::vector<std::string> args = {"serve", "--listen", "127.0.0.1:0", "--tls-cert",
+                                   dir_.File("tls.crt"), "--tls-key", dir_.File("tls.key")};
+  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+  auto [pid, fd] = Spawn(args);
+  pid_ = pid;
+  EXPECT_GT(pid_, 0) << "cannot start " << GPUGATE_BINARY;
+  drain_ = std::thread([this, fd = fd] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+      std::lock_guard lock(mu_);
+      logs_.append(buf, n);
+      grew_.notify_all();
+    }
+    close(fd);
+    std::lock_guard lock(mu_);
+    eof_ = true;
+    grew_.notify_all();
+  });
+  WaitForLog("\"msg\":\"listening\"", std::chrono::seconds(10));
+  std::string logs = Logs();
+  std::smatch m;
+  static const std::regex kPort(R"("msg":"listening".*"port":(\d+))");
+  if (std::regex_search(logs, m, kPort)) port_ = std::stoi(m[1]);
+  EXPECT_GT(port_, 0) << "server did not report its port; logs:\n" << logs;
+}
+
+GpugateServer::~GpugateServer() {
+  if (pid_ > 0) Stop();
+  if (drain_.joinable()) drain_.join();
+}
+
+bool GpugateServer::WaitForLog(const std::string& needle, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  return grew_.wait_for(lock, timeout, [&] {
+    return logs_.find(needle) != std::string::npos || eof_;
+  }) && logs_.find(needle) != std::string::npos;
+}
+
+std::string GpugateServer::Logs() {
+  std::lock_guard lock(mu_);
+  return logs_;
+}
+
+std::unique_ptr<httplib::SSLClient> GpugateServer::Client() const {
+  auto client = std::make_unique<httplib::SSLClient>("127.0.0.1", port_);
+  client->set_ca_cert_path(caFile_.c_str());
+  client->enable_server_certificate_verification(true);
+  client->set_connection_timeout(5, 0);
+  client->set_read_timeout(10, 0);
+  return client;
+}
+
+int GpugateServer::Stop() {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  int code = WaitExit(pid_);
+  pid_ = -1;
+  return code;
+}
+
+}  // namespace gpugate::testing
