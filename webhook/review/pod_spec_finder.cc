@@ -139,6 +139,7 @@ class SpecReader {
   std::vector<ShapeError>& errors_;
 };
 
+// A pod spec found by the walk, with its location spelled out.
 struct Frame {
   const json* node;
   const json* parent;  // the object holding `node`, or nullptr at the root
@@ -147,8 +148,43 @@ struct Frame {
   std::string pointer;
 };
 
-std::string Join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
+// One step from a node's parent to the node: a member name or an array index. Steps name their
+// parent step, so extending a location is O(1) however deep the object nests; path and pointer
+// are spelled out only for pod specs, keeping the walk linear in the size of the object.
+struct Step {
+  size_t parent;         // index of the parent's step; kNoStep for the root's children
+  std::string_view key;  // member name (points into the walked object); unused for array items
+  size_t index = 0;      // array index
+  bool isIndex = false;
+};
+
+constexpr size_t kNoStep = static_cast<size_t>(-1);
+
+// A structured node waiting to be visited.
+struct Pending {
+  const json* node;
+  const json* parent;  // the object holding `node`; nullptr at the root and for array items
+  size_t step;         // kNoStep at the root
+};
+
+Frame Locate(const std::vector<Step>& steps, const Pending& p) {
+  Frame f{p.node, p.parent, "", "", ""};
+  std::vector<const Step*> chain;
+  for (size_t i = p.step; i != kNoStep; i = steps[i].parent) chain.push_back(&steps[i]);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Step& s = **it;
+    if (s.isIndex) {
+      const std::string index = std::to_string(s.index);
+      f.path += "[" + index + "]";
+      f.pointer += "/" + index;
+    } else {
+      if (!f.path.empty()) f.path += '.';
+      f.path += s.key;
+      f.pointer += "/" + JsonPointerEscape(s.key);
+    }
+  }
+  if (!chain.empty() && !chain.front()->isIndex) f.key = chain.front()->key;
+  return f;
 }
 
 policy::PodSpecView ReadPodSpec(const Frame& f, SpecReader& reader) {
@@ -217,33 +253,32 @@ std::string JsonPointerEscape(std::string_view key) {
 policy::ObjectView FindPodSpecs(const json& object) {
   policy::ObjectView result;
   SpecReader reader(result.shapeErrors);
+  std::vector<Step> steps;
   // Depth-first with an explicit stack; children are pushed in reverse so they pop in order.
-  std::vector<Frame> stack;
-  stack.push_back({&object, nullptr, "", "", ""});
+  std::vector<Pending> stack;
+  stack.push_back({&object, nullptr, kNoStep});
   while (!stack.empty()) {
-    Frame f = std::move(stack.back());
+    Pending p = stack.back();
     stack.pop_back();
-    const json& node = *f.node;
+    const json& node = *p.node;
     if (node.is_object()) {
       if (IsPodSpec(node)) {
-        result.podSpecs.push_back(ReadPodSpec(f, reader));
+        result.podSpecs.push_back(ReadPodSpec(Locate(steps, p), reader));
         continue;  // a pod spec holds no further pod specs
       }
-      std::vector<Frame> children;
+      const size_t firstChild = stack.size();
       for (const auto& [key, child] : node.items()) {
-        if (!child.is_structured() || (f.parent == nullptr && f.path.empty() && SkipAtRoot(key))) {
-          continue;
-        }
-        children.push_back({&child, &node, key, Join(f.path, key),
-                            f.pointer + "/" + JsonPointerEscape(key)});
+        if (!child.is_structured() || (p.step == kNoStep && SkipAtRoot(key))) continue;
+        steps.push_back({.parent = p.step, .key = key});
+        stack.push_back({&child, &node, steps.size() - 1});
       }
-      std::move(children.rbegin(), children.rend(), std::back_inserter(stack));
+      std::reverse(stack.begin() + firstChild, stack.end());
     } else if (node.is_array()) {
       for (size_t i = node.size(); i-- > 0;) {
         const json& child = node[i];
         if (!child.is_structured()) continue;
-        stack.push_back({&child, nullptr, "", f.path + "[" + std::to_string(i) + "]",
-                         f.pointer + "/" + std::to_string(i)});
+        steps.push_back({.parent = p.step, .index = i, .isIndex = true});
+        stack.push_back({&child, nullptr, steps.size() - 1});
       }
     }
   }
