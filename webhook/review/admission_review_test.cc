@@ -1,0 +1,292 @@
+#include "review/admission_review.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace gpugate::review {
+namespace {
+
+using nlohmann::json;
+
+std::string ReadFixture(const std::string& name) {
+  std::ifstream in(std::string(GPUGATE_FIXTURES_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Standard base64 with padding, as the apiserver decodes response.patch. "<invalid>" otherwise.
+std::string Base64Decode(const std::string& in) {
+  static const std::string kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (in.size() % 4 != 0) return "<invalid>";
+  std::string out;
+  for (size_t i = 0; i < in.size(); i += 4) {
+    uint32_t n = 0;
+    int pad = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      char c = in[i + j];
+      size_t v = 0;
+      if (c == '=' && i + 4 == in.size() && j >= 2) {
+        ++pad;
+      } else if (pad || (v = kAlphabet.find(c)) == std::string::npos) {
+        return "<invalid>";
+      }
+      n = n << 6 | uint32_t(v);
+    }
+    out += char(n >> 16);
+    if (pad < 2) out += char(n >> 8 & 0xFF);
+    if (pad < 1) out += char(n & 0xFF);
+  }
+  return out;
+}
+
+// A minimal review around `request` (JSON text of the request object's members).
+std::string Review(const std::string& request,
+                   const std::string& apiVersion = "admission.k8s.io/v1") {
+  return R"({"apiVersion":")" + apiVersion + R"(","kind":"AdmissionReview","request":{)" + request +
+         "}}";
+}
+
+TEST(DecodeReview, Errors) {
+  struct Case {
+    std::string name;
+    std::string body;
+    std::string message;
+  } cases[] = {
+      {"empty body", "", "request body is not valid JSON"},
+      {"not JSON", "apiVersion: admission.k8s.io/v1", "request body is not valid JSON"},
+      {"truncated JSON", R"({"apiVersion":"admission.k8s.io/v1")",
+       "request body is not valid JSON"},
+      {"trailing garbage", Review(R"("uid":"u")") + "x", "request body is not valid JSON"},
+      {"an array", R"([{"apiVersion":"admission.k8s.io/v1"}])",
+       "request body must be a JSON object (an AdmissionReview)"},
+      {"a string", R"("AdmissionReview")",
+       "request body must be a JSON object (an AdmissionReview)"},
+      {"wrong apiVersion", Review(R"("uid":"u")", "admission.k8s.io/v2"),
+       R"(apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, got "admission.k8s.io/v2")"},
+      {"missing apiVersion", R"({"kind":"AdmissionReview","request":{"uid":"u"}})",
+       R"(apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, got "")"},
+      {"wrong kind", R"({"apiVersion":"admission.k8s.io/v1","kind":"Pod","request":{"uid":"u"}})",
+       R"(kind must be AdmissionReview, got "Pod")"},
+      {"missing kind", R"({"apiVersion":"admission.k8s.io/v1","request":{"uid":"u"}})",
+       R"(kind must be AdmissionReview, got "")"},
+      {"missing request", R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})",
+       "request must be an object"},
+      {"null request",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":null})",
+       "request must be an object"},
+      {"array request",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":[]})",
+       "request must be an object"},
+      {"missing uid", Review(R"("operation":"CREATE")"), "request.uid must be a non-empty string"},
+      {"empty uid", Review(R"("uid":"")"), "request.uid must be a non-empty string"},
+      {"numeric uid", Review(R"("uid":42)"), "request.uid must be a non-empty string"},
+      {"null uid", Review(R"("uid":null)"), "request.uid must be a non-empty string"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto got = DecodeReview(c.body);
+    ASSERT_FALSE(got.has_value());
+    EXPECT_EQ(got.error().message, c.message);
+  }
+}
+
+TEST(DecodeReview, KubernetesFixtures) {
+  struct Case {
+    std::string file;
+    std::string apiVersion;
+  } cases[] = {
+      {"admission.k8s.io.v1.AdmissionReview.json", "admission.k8s.io/v1"},
+      {"admission.k8s.io.v1beta1.AdmissionReview.json", "admission.k8s.io/v1beta1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    auto got = DecodeReview(ReadFixture(c.file));
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    EXPECT_EQ(got->apiVersion, c.apiVersion);
+    EXPECT_EQ(got->uid, "uidValue");
+    EXPECT_EQ(got->kind.group, "groupValue");
+    EXPECT_EQ(got->kind.version, "versionValue");
+    EXPECT_EQ(got->kind.kind, "kindValue");
+    EXPECT_FALSE(got->IsPod());
+    EXPECT_EQ(got->resource, "resourceValue");
+    EXPECT_EQ(got->subResource, "subResourceValue");
+    EXPECT_EQ(got->name, "nameValue");
+    EXPECT_EQ(got->ns, "namespaceValue");
+    EXPECT_EQ(got->operation, "operationValue");
+    EXPECT_TRUE(got->dryRun);
+    // request.object is a placeholder RawExtension ({"apiVersion":"example.com/v1",
+    // "kind":"CustomType","spec":{"replicas":1},...}): present, with no pod spec in it.
+    EXPECT_TRUE(got->hasObject);
+    EXPECT_TRUE(got->object.podSpecs.empty());
+    EXPECT_TRUE(got->object.shapeErrors.empty());
+  }
+}
+
+TEST(DecodeReview, RequestFields) {
+  struct Case {
+    std::string name;
+    std::string request;  // members of request
+    std::string ns;
+    bool dryRun;
+    bool hasObject;
+    size_t podSpecs;
+    std::vector<std::string> shapeErrors = {};
+  } cases[] = {
+      {"namespace from the request", R"("uid":"u","namespace":"team-a",
+        "object":{"metadata":{"namespace":"team-b"},"spec":{"containers":[{"name":"a"}]}})",
+       "team-a", false, true, 1},
+      {"namespace falls back to object.metadata.namespace", R"("uid":"u",
+        "object":{"metadata":{"namespace":"team-b"},"spec":{"containers":[{"name":"a"}]}})",
+       "team-b", false, true, 1},
+      {"empty request namespace falls back too", R"("uid":"u","namespace":"",
+        "object":{"metadata":{"namespace":"team-b"}})",
+       "team-b", false, true, 0},
+      {"no namespace anywhere", R"("uid":"u","object":{"spec":{}})", "", false, true, 0},
+      {"dryRun true", R"("uid":"u","dryRun":true)", "", true, false, 0},
+      {"dryRun false", R"("uid":"u","dryRun":false)", "", false, false, 0},
+      {"dryRun as a string is not a dry run", R"("uid":"u","dryRun":"true")", "", false, false, 0},
+      {"a null object (DELETE) is no object", R"("uid":"u","operation":"DELETE","object":null)", "",
+       false, false, 0},
+      {"an object that is not an object",
+       R"("uid":"u","object":"pod")",
+       "",
+       false,
+       true,
+       0,
+       {"request.object: must be object"}},
+      {"shape errors in the object are carried, not refused",
+       R"("uid":"u","object":{"spec":{"containers":[{"name":"a","env":"X=1"}]}})",
+       "",
+       false,
+       true,
+       1,
+       {"spec.containers[0].env: must be array, got string"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto got = DecodeReview(Review(c.request));
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    EXPECT_EQ(got->uid, "u");
+    EXPECT_EQ(got->ns, c.ns);
+    EXPECT_EQ(got->dryRun, c.dryRun);
+    EXPECT_EQ(got->hasObject, c.hasObject);
+    EXPECT_EQ(got->object.podSpecs.size(), c.podSpecs);
+    std::vector<std::string> errors;
+    for (const auto& e : got->object.shapeErrors) errors.push_back(e.path + ": " + e.problem);
+    EXPECT_EQ(errors, c.shapeErrors);
+  }
+}
+
+TEST(DecodeReview, PodKind) {
+  auto got = DecodeReview(Review(
+      R"("uid":"u","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"",
+         "version":"v1","resource":"pods"},"subResource":"status","operation":"UPDATE")"));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->IsPod());
+  EXPECT_EQ(got->resource, "pods");
+  EXPECT_EQ(got->subResource, "status");
+  EXPECT_EQ(got->operation, "UPDATE");
+  EXPECT_FALSE(got->hasObject);
+}
+
+AdmissionRequest Request(std::string apiVersion = "admission.k8s.io/v1") {
+  AdmissionRequest r;
+  r.apiVersion = std::move(apiVersion);
+  r.uid = "705ab4f5-6393-11e8-b7cc-42010a800002";
+  return r;
+}
+
+json Encode(const AdmissionRequest& request, const Decision& decision) {
+  std::string text = EncodeResponse(request, decision);
+  json out = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  EXPECT_TRUE(out.is_object()) << text;
+  return out;
+}
+
+TEST(EncodeResponse, Envelopes) {
+  const std::string patch = R"([{"op":"add","path":"/spec/schedulerName","value":"volcano"}])";
+  struct Case {
+    std::string name;
+    AdmissionRequest request;
+    Decision decision;
+    std::string want;  // the whole response review, as JSON text
+  } cases[] = {
+      {"allowed", Request(), Allowed("valid"),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}})"},
+      {"denied", Request(), Denied("whole-units", "spec.containers[0] \"a\": not whole"),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":false,
+           "status":{"metadata":{},"status":"Failure","reason":"Forbidden","code":403,
+                     "message":"spec.containers[0] \"a\": not whole"}}})"},
+      {"patched", Request(), Patched("patched", patch),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"patchType":"JSONPatch",
+           "patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc2NoZWR1bGVyTmFtZSIsInZhbHVlIjoidm9sY2FubyJ9XQ=="}})"},
+      {"warnings", Request(),
+       Decision{.reason = "valid", .warnings = {"first", "second \"quoted\""}},
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,
+           "warnings":["first","second \"quoted\""]}})"},
+      {"v1beta1 is echoed", Request("admission.k8s.io/v1beta1"), Allowed("valid"),
+       R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}})"},
+      {"no apiVersion: v1", Request(""), Allowed("valid"),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(Encode(c.request, c.decision), json::parse(c.want));
+  }
+}
+
+TEST(EncodeResponse, PatchIsBase64OfThePatch) {
+  for (
+      const std::string& patch :
+      {std::string(R"([{"op":"add","path":"/spec/schedulerName","value":"volcano"}])"),
+       std::string(
+           R"([{"op":"add","path":"/metadata/annotations","value":{"tencent.com/vcuda-core-limit":"5"}}])"),
+       std::string(R"([{"op":"add","path":"/spec/tolerations/-","value":{"key":"ü/é"}}])")}) {
+    SCOPED_TRACE(patch);
+    json out = Encode(Request(), Patched("patched", patch));
+    EXPECT_EQ(out["response"]["patchType"], "JSONPatch");
+    EXPECT_EQ(Base64Decode(out["response"]["patch"].get<std::string>()), patch);
+  }
+}
+
+TEST(EncodeResponse, MessagesAreJsonEscaped) {
+  for (const std::string& message :
+       {std::string("quotes \"here\" and a backslash \\"), std::string("two\nlines\r\n\ttabbed"),
+        std::string("control \x01\x1f bytes"), std::string("unicode: GPU \xe2\x80\x94 ok"),
+        std::string("</script>")}) {
+    SCOPED_TRACE(message);
+    AdmissionRequest r = Request();
+    r.uid = "uid \"with\" quotes";
+    Decision d = Denied("rule", message);
+    d.warnings = {message};
+    json out = Encode(r, d);
+    EXPECT_EQ(out["response"]["uid"], r.uid);
+    EXPECT_EQ(out["response"]["status"]["message"], message);
+    EXPECT_EQ(out["response"]["warnings"], json::array({message}));
+  }
+}
+
+TEST(EncodeResponse, RoundTripsTheDecodedUid) {
+  auto request = DecodeReview(ReadFixture("admission.k8s.io.v1beta1.AdmissionReview.json"));
+  ASSERT_TRUE(request.has_value());
+  json out = Encode(*request, Allowed("valid"));
+  EXPECT_EQ(out["apiVersion"], "admission.k8s.io/v1beta1");
+  EXPECT_EQ(out["kind"], "AdmissionReview");
+  EXPECT_EQ(out["response"]["uid"], "uidValue");
+  EXPECT_EQ(out["response"]["allowed"], true);
+}
+
+}  // namespace
+}  // namespace gpugate::review

@@ -1,0 +1,406 @@
+#include "review/pod_spec_finder.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpugate::review {
+namespace {
+
+using nlohmann::json;
+
+std::string ReadFixture(const std::string& name) {
+  std::ifstream in(std::string(GPUGATE_FIXTURES_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// One line per shape error: "path: problem".
+std::vector<std::string> Errors(const policy::ObjectView& view) {
+  std::vector<std::string> out;
+  for (const auto& e : view.shapeErrors) out.push_back(e.path + ": " + e.problem);
+  return out;
+}
+
+std::string Quantities(const std::vector<policy::ResourceEntry>& list) {
+  std::string out;
+  for (const auto& e : list) {
+    if (!out.empty()) out += ",";
+    out += e.name + "=" + e.value.text + (e.value.wrongType ? "(wrong type)" : "");
+  }
+  return out;
+}
+
+// A container as a short line, so a test compares what the rules will read.
+std::string Describe(const policy::PodSpecView& pod, const policy::ContainerView& c) {
+  std::string out = pod.ContainerLabel(c);
+  out += " limits{" + Quantities(c.limits) + "} requests{" + Quantities(c.requests) + "} env{";
+  for (size_t i = 0; i < c.env.size(); ++i) {
+    if (i) out += ",";
+    out += c.env[i].name + "=" + c.env[i].value + (c.env[i].fromSource ? "(valueFrom)" : "");
+  }
+  out += "}";
+  if (c.privileged) out += " privileged";
+  if (!c.restartPolicy.empty()) out += " restartPolicy=" + c.restartPolicy;
+  return out;
+}
+
+std::vector<std::string> Containers(const policy::PodSpecView& pod) {
+  std::vector<std::string> out;
+  for (const auto& c : pod.containers) out.push_back(Describe(pod, c));
+  return out;
+}
+
+// Where a pod spec sits: "path pointer | metadataPath metadataPointer".
+std::string Where(const policy::PodSpecView& pod) {
+  return pod.path + " " + pod.pointer + " | " + pod.metadataPath + " " + pod.metadataPointer;
+}
+
+std::vector<std::string> Wheres(const policy::ObjectView& view) {
+  std::vector<std::string> out;
+  for (const auto& pod : view.podSpecs) out.push_back(Where(pod));
+  return out;
+}
+
+TEST(PodSpecFinder, KubernetesFixtures) {
+  struct Case {
+    std::string file;
+    std::vector<std::string> where;  // one per pod spec found
+  } cases[] = {
+      {"core.v1.Pod.json", {"spec /spec | metadata /metadata"}},
+      {"core.v1.PodTemplate.json",
+       {"template.spec /template/spec | template.metadata /template/metadata"}},
+      {"apps.v1.Deployment.json",
+       {"spec.template.spec /spec/template/spec | spec.template.metadata /spec/template/metadata"}},
+      {"apps.v1.StatefulSet.json",
+       {"spec.template.spec /spec/template/spec | spec.template.metadata /spec/template/metadata"}},
+      {"apps.v1.DaemonSet.json",
+       {"spec.template.spec /spec/template/spec | spec.template.metadata /spec/template/metadata"}},
+      {"batch.v1.Job.json",
+       {"spec.template.spec /spec/template/spec | spec.template.metadata /spec/template/metadata"}},
+      {"batch.v1.CronJob.json",
+       {"spec.jobTemplate.spec.template.spec /spec/jobTemplate/spec/template/spec | "
+        "spec.jobTemplate.spec.template.metadata /spec/jobTemplate/spec/template/metadata"}},
+      {"core.v1.ResourceQuota.json", {}},
+      {"admissionregistration.k8s.io.v1.MutatingWebhookConfiguration.json", {}},
+      {"admissionregistration.k8s.io.v1.ValidatingWebhookConfiguration.json", {}},
+      // The envelope's request.object is a placeholder custom type without containers.
+      {"admission.k8s.io.v1.AdmissionReview.json", {}},
+      {"admission.k8s.io.v1beta1.AdmissionReview.json", {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    json doc = json::parse(ReadFixture(c.file), nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(doc.is_object());
+    policy::ObjectView view = FindPodSpecs(doc);
+    EXPECT_EQ(Wheres(view), c.where);
+    // Every field Kubernetes can send is present in these fixtures; none trips the decoder.
+    EXPECT_EQ(Errors(view), std::vector<std::string>{});
+    // The Pod's status lists containers as strings (nodeAllocatableResourceClaimStatuses);
+    // only the spec counts.
+  }
+}
+
+// Every pod spec in the fixtures is the same generated PodSpec, so one expectation serves all.
+TEST(PodSpecFinder, KubernetesFixturesReadEveryContainerKind) {
+  for (const std::string file :
+       {"core.v1.Pod.json", "core.v1.PodTemplate.json", "apps.v1.Deployment.json",
+        "apps.v1.StatefulSet.json", "apps.v1.DaemonSet.json", "batch.v1.Job.json",
+        "batch.v1.CronJob.json"}) {
+    SCOPED_TRACE(file);
+    policy::ObjectView view = FindPodSpecs(json::parse(ReadFixture(file)));
+    ASSERT_EQ(view.podSpecs.size(), 1u);
+    const policy::PodSpecView& pod = view.podSpecs[0];
+    const std::string rest =
+        R"( "nameValue" limits{limitsKey=0} requests{requestsKey=0} env{nameValue=valueValue(valueFrom)})"
+        " privileged restartPolicy=restartPolicyValue";
+    EXPECT_EQ(Containers(pod), (std::vector<std::string>{
+                                   pod.path + ".initContainers[0]" + rest,
+                                   pod.path + ".containers[0]" + rest,
+                                   pod.path + ".ephemeralContainers[0]" + rest,
+                               }));
+    EXPECT_EQ(pod.schedulerName, "schedulerNameValue");
+    EXPECT_TRUE(pod.hasSchedulerName);
+    EXPECT_EQ(pod.nodeName, "nodeNameValue");
+    EXPECT_TRUE(pod.hasTolerations);
+    ASSERT_EQ(pod.tolerations.size(), 1u);
+    EXPECT_EQ(pod.tolerations[0].key, "keyValue");
+    EXPECT_EQ(pod.tolerations[0].op, "operatorValue");
+    EXPECT_EQ(pod.tolerations[0].value, "valueValue");
+    EXPECT_EQ(pod.tolerations[0].effect, "effectValue");
+    EXPECT_TRUE(pod.hasAnnotations);
+    EXPECT_EQ(pod.Annotation("annotationsKey"), "annotationsValue");
+  }
+}
+
+struct FinderCase {
+  std::string name;
+  std::string object;                   // JSON text
+  std::vector<std::string> where;       // Where() of each pod spec, in order
+  std::vector<std::string> containers;  // Describe() of every container of every pod spec
+  std::vector<std::string> errors;      // "path: problem"
+};
+
+void RunFinderCases(const std::vector<FinderCase>& cases) {
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    json doc = json::parse(c.object, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(doc.is_discarded()) << c.object;
+    policy::ObjectView view = FindPodSpecs(doc);
+    EXPECT_EQ(Wheres(view), c.where);
+    std::vector<std::string> containers;
+    for (const auto& pod : view.podSpecs) {
+      for (auto& line : Containers(pod)) containers.push_back(std::move(line));
+    }
+    EXPECT_EQ(containers, c.containers);
+    EXPECT_EQ(Errors(view), c.errors);
+  }
+}
+
+TEST(PodSpecFinder, CustomResources) {
+  RunFinderCases({
+      {"Volcano Job tasks list: one task with template metadata, one without",
+       R"({"apiVersion":"batch.volcano.sh/v1alpha1","kind":"Job","metadata":{"name":"j"},
+           "spec":{"schedulerName":"volcano","tasks":[
+             {"name":"ps","replicas":1,"template":{"metadata":{"annotations":{"a":"b"}},
+               "spec":{"containers":[{"name":"ps","resources":{"limits":{"volcano.sh/gpu-memory":"1024"}}}]}}},
+             {"name":"worker","replicas":2,"template":{
+               "spec":{"containers":[{"name":"w","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}]}})",
+       {"spec.tasks[0].template.spec /spec/tasks/0/template/spec | spec.tasks[0].template.metadata "
+        "/spec/tasks/0/template/metadata",
+        "spec.tasks[1].template.spec /spec/tasks/1/template/spec |  "},
+       {R"(spec.tasks[0].template.spec.containers[0] "ps" limits{volcano.sh/gpu-memory=1024} requests{} env{})",
+        R"(spec.tasks[1].template.spec.containers[0] "w" limits{nvidia.com/gpu=1} requests{} env{})"},
+       {}},
+      {"Kubeflow replica specs map, in key order",
+       R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"p"},
+           "spec":{"pytorchReplicaSpecs":{
+             "Worker":{"replicas":3,"template":{"spec":{"containers":[{"name":"pytorch",
+               "resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}},
+             "Master":{"replicas":1,"template":{"spec":{"containers":[{"name":"pytorch",
+               "resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}}}})",
+       {"spec.pytorchReplicaSpecs.Master.template.spec "
+        "/spec/pytorchReplicaSpecs/Master/template/spec |  ",
+        "spec.pytorchReplicaSpecs.Worker.template.spec "
+        "/spec/pytorchReplicaSpecs/Worker/template/spec |  "},
+       {R"(spec.pytorchReplicaSpecs.Master.template.spec.containers[0] "pytorch" limits{nvidia.com/gpu=1} requests{} env{})",
+        R"(spec.pytorchReplicaSpecs.Worker.template.spec.containers[0] "pytorch" limits{nvidia.com/gpu=2} requests{} env{})"},
+       {}},
+      {"Ray head group and worker group specs",
+       R"({"apiVersion":"ray.io/v1","kind":"RayCluster","metadata":{"name":"r"},
+           "spec":{"headGroupSpec":{"template":{"metadata":{},"spec":{"containers":[{"name":"head"}]}}},
+                   "workerGroupSpecs":[{"groupName":"gpu","template":{"spec":{"containers":[
+                     {"name":"worker","resources":{"limits":{"nvidia.com/gpu":1}}}]}}}]}})",
+       {"spec.headGroupSpec.template.spec /spec/headGroupSpec/template/spec | "
+        "spec.headGroupSpec.template.metadata /spec/headGroupSpec/template/metadata",
+        "spec.workerGroupSpecs[0].template.spec /spec/workerGroupSpecs/0/template/spec |  "},
+       {R"(spec.headGroupSpec.template.spec.containers[0] "head" limits{} requests{} env{})",
+        R"(spec.workerGroupSpecs[0].template.spec.containers[0] "worker" limits{nvidia.com/gpu=1} requests{} env{})"},
+       {}},
+      {"arrays of arrays",
+       R"({"spec":{"groups":[[{"x":1},{"template":{"metadata":{},"spec":{"containers":[{"name":"a"}]}}}]]}})",
+       {"spec.groups[0][1].template.spec /spec/groups/0/1/template/spec | "
+        "spec.groups[0][1].template.metadata /spec/groups/0/1/template/metadata"},
+       {R"(spec.groups[0][1].template.spec.containers[0] "a" limits{} requests{} env{})"},
+       {}},
+      {"member names are escaped in pointers, not in paths",
+       R"({"spec":{"a/b~c":{"template":{"metadata":{},"spec":{"containers":[{"name":"x"}]}}}}})",
+       {"spec.a/b~c.template.spec /spec/a~1b~0c/template/spec | spec.a/b~c.template.metadata "
+        "/spec/a~1b~0c/template/metadata"},
+       {R"(spec.a/b~c.template.spec.containers[0] "x" limits{} requests{} env{})"},
+       {}},
+  });
+}
+
+TEST(PodSpecFinder, WhatIsNotAPodSpec) {
+  RunFinderCases({
+      {"a containers list of strings", R"({"spec":{"containers":["a","b"]}})", {}, {}, {}},
+      {"containers that is not a list", R"({"spec":{"containers":{"name":"a"}}})", {}, {}, {}},
+      {"the root's status is written by controllers",
+       R"({"spec":{},"status":{"containers":[{"name":"a"}]}})",
+       {},
+       {},
+       {}},
+      {"the root's metadata", R"({"metadata":{"containers":[{"name":"a"}]}})", {}, {}, {}},
+      {"a nested status is searched (it is a custom resource's field)",
+       R"({"spec":{"status":{"containers":[{"name":"a"}]}}})",
+       {"spec.status /spec/status |  "},
+       {R"(spec.status.containers[0] "a" limits{} requests{} env{})"},
+       {}},
+      {"a pod spec holds no further pod specs",
+       R"({"spec":{"containers":[{"name":"a","x":{"containers":[{"name":"inner"}]}}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{} requests{} env{})"},
+       {}},
+  });
+}
+
+TEST(PodSpecFinder, ShapeErrors) {
+  RunFinderCases({
+      {"limits as an array",
+       R"({"metadata":{},"spec":{"containers":[{"name":"a","resources":{"limits":["1"],"requests":{"nvidia.com/gpu":"1"}}}]}})",
+       {"spec /spec | metadata /metadata"},
+       {R"(spec.containers[0] "a" limits{} requests{nvidia.com/gpu=1} env{})"},
+       {"spec.containers[0].resources.limits: must be object, got array"}},
+      {"an env entry as a string",
+       R"({"spec":{"containers":[{"name":"a","env":["X=1",{"name":"Y","value":"2"}]}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{} requests{} env{Y=2})"},
+       {"spec.containers[0].env[0]: must be object, got string"}},
+      {"a containers element as a number",
+       R"({"spec":{"containers":[{"name":"a"},7]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{} requests{} env{})"},
+       {"spec.containers[1]: must be object, got number"}},
+      {"an annotation value as a number",
+       R"({"metadata":{"annotations":{"a":1,"b":"ok"}},"spec":{"containers":[{"name":"a"}]}})",
+       {"spec /spec | metadata /metadata"},
+       {R"(spec.containers[0] "a" limits{} requests{} env{})"},
+       {"metadata.annotations[a]: must be string, got number"}},
+      {"tolerations not an array",
+       R"({"spec":{"tolerations":{"key":"k"},"containers":[{"name":"a"}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{} requests{} env{})"},
+       {"spec.tolerations: must be array, got object"}},
+      {"a toleration as a string",
+       R"({"spec":{"tolerations":["k"],"containers":[{"name":"a"}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{} requests{} env{})"},
+       {"spec.tolerations[0]: must be object, got string"}},
+      {"fields of the wrong type, in the order they are read",
+       R"({"spec":{"schedulerName":5,"initContainers":{},"containers":[{"name":true,
+           "resources":[],"env":{},"securityContext":{"privileged":"true"}}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "" limits{} requests{} env{})"},
+       {"spec.initContainers: must be array, got object",
+        "spec.containers[0].name: must be string, got boolean",
+        "spec.containers[0].resources: must be object, got array",
+        "spec.containers[0].env: must be array, got object",
+        "spec.containers[0].securityContext.privileged: must be boolean, got string",
+        "spec.schedulerName: must be string, got number"}},
+      {"a quantity of the wrong JSON type is kept for the rules to name",
+       R"({"spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":{"n":1},"x/y":true}}}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{nvidia.com/gpu=object(wrong type),x/y=boolean(wrong type)} requests{} env{})"},
+       {}},
+  });
+}
+
+TEST(PodSpecFinder, NumbersAsQuantitiesKeepTheirText) {
+  RunFinderCases({
+      {"integers, decimals and a large integer",
+       R"({"spec":{"containers":[{"name":"a","resources":{
+           "limits":{"nvidia.com/gpu":1,"cpu":0.5,"memory":12345678901234567890},
+           "requests":{"nvidia.com/gpu":-2,"cpu":100}}}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{cpu=0.5,memory=12345678901234567890,nvidia.com/gpu=1} requests{cpu=100,nvidia.com/gpu=-2} env{})"},
+       {}},
+  });
+}
+
+TEST(PodSpecFinder, NullIsAbsent) {
+  RunFinderCases({
+      {"null fields read as absent, without errors",
+       R"({"metadata":{"annotations":null},"spec":{"schedulerName":null,"nodeName":null,
+           "tolerations":null,"initContainers":null,"ephemeralContainers":null,
+           "containers":[{"name":null,"resources":{"limits":null,"requests":null},"env":null,
+             "securityContext":{"privileged":null},"restartPolicy":null}]}})",
+       {"spec /spec | metadata /metadata"},
+       {R"(spec.containers[0] "" limits{} requests{} env{})"},
+       {}},
+      {"a null env value and valueFrom",
+       R"({"spec":{"containers":[{"name":"a","env":[{"name":"X","value":null,"valueFrom":null}]}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{} requests{} env{X=})"},
+       {}},
+  });
+  json doc = json::parse(
+      R"({"metadata":{"annotations":null},"spec":{"schedulerName":null,"tolerations":null,
+          "containers":[{"name":"a"}]}})");
+  policy::ObjectView view = FindPodSpecs(doc);
+  ASSERT_EQ(view.podSpecs.size(), 1u);
+  // Absent to the patch as well: a null list or map is added whole, a null scheduler added.
+  EXPECT_FALSE(view.podSpecs[0].hasTolerations);
+  EXPECT_FALSE(view.podSpecs[0].hasAnnotations);
+  EXPECT_FALSE(view.podSpecs[0].hasSchedulerName);
+}
+
+TEST(JsonPointerEscape, Table) {
+  struct Case {
+    std::string key;
+    std::string want;
+  } cases[] = {
+      {"", ""},
+      {"plain", "plain"},
+      {"a/b~c", "a~1b~0c"},
+      {"tencent.com/vcuda-core-limit", "tencent.com~1vcuda-core-limit"},
+      {"~1", "~01"},  // decodes back to "~1", not to "/"
+      {"//", "~1~1"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(JsonPointerEscape(c.key), c.want) << c.key;
+    // The escaped key is a pointer token nlohmann decodes back to the key.
+    json obj = {{c.key, 1}};
+    EXPECT_EQ(obj.value(json::json_pointer("/" + c.want), 0), 1) << c.key;
+  }
+}
+
+// Builds `depth` levels of `open` ... `close` around `core` without recursion.
+std::string Nested(size_t depth, std::string_view open, std::string_view core,
+                   std::string_view close) {
+  std::string out;
+  out.reserve(depth * (open.size() + close.size()) + core.size());
+  for (size_t i = 0; i < depth; ++i) out += open;
+  out += core;
+  for (size_t i = 0; i < depth; ++i) out += close;
+  return out;
+}
+
+std::string Repeat(std::string_view text, size_t times) {
+  std::string out;
+  out.reserve(text.size() * times);
+  for (size_t i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+TEST(PodSpecFinder, DeepNestingIsWalkedWithoutRecursion) {
+  constexpr size_t kDepth = 100000;
+  struct Case {
+    std::string name;
+    std::string body;
+    size_t podSpecs;
+  } cases[] = {
+      {"arrays", Nested(kDepth, "[", "", "]"), 0},
+      {"objects", Nested(kDepth, R"({"a":)", "{}", "}"), 0},
+      {"arrays of objects", Nested(kDepth, R"([{"a":)", "1", "}]"), 0},
+      // Every sibling sits 10,000 levels down: the walk must not copy the location per node.
+      {"many siblings deep down", Nested(10000, "[", "{}" + Repeat(",{}", 100000), "]"), 0},
+      {"a pod spec at the bottom",
+       Nested(kDepth, R"({"a":)", R"({"spec":{"containers":[{"name":"deep"}]}})", "}"), 1},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    // FindPodSpecs is given request.object, always a JSON object: wrap every body in one.
+    json doc = json::parse("{\"x\":" + c.body + "}", nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(doc.is_object());
+    policy::ObjectView view = FindPodSpecs(doc);
+    EXPECT_EQ(view.podSpecs.size(), c.podSpecs);
+    EXPECT_EQ(Errors(view), std::vector<std::string>{});
+    if (c.podSpecs == 1) {
+      const policy::PodSpecView& pod = view.podSpecs[0];
+      EXPECT_EQ(pod.path.size(),
+                std::string("x.").size() + 2 * kDepth + std::string("spec").size());
+      EXPECT_TRUE(pod.path.ends_with("a.a.spec"));
+      EXPECT_TRUE(pod.pointer.ends_with("/a/a/spec"));
+      ASSERT_EQ(pod.containers.size(), 1u);
+      EXPECT_EQ(pod.containers[0].name, "deep");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpugate::review
