@@ -14,13 +14,14 @@ Result<HostPort> ParseHostPort(std::string_view text) {
   } else if (host.find(':') != std::string_view::npos) {
     return Fail("IPv6 hosts must be in brackets, e.g. [::]:8443");
   }
+  if (host.empty()) return Fail("host is missing; use 0.0.0.0:PORT for every interface");
   int value = -1;
   auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
   if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value < 0 ||
       value > 65535) {
     return Fail("port must be a number from 0 to 65535, got \"" + std::string(port) + "\"");
   }
-  return HostPort{host.empty() ? "0.0.0.0" : std::string(host), value};
+  return HostPort{std::string(host), value};
 }
 
 }  // namespace gpugate

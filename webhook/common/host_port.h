@@ -12,7 +12,8 @@ struct HostPort {
   int port = 0;      // 0: any free port
 };
 
-// Parses "HOST:PORT", "[IPV6]:PORT" or ":PORT" (all interfaces). Port 0-65535.
+// Parses "HOST:PORT" or "[IPV6]:PORT" (the same forms the config file's `listen` accepts).
+// Port 0-65535; 0 picks a free port.
 Result<HostPort> ParseHostPort(std::string_view text);
 
 }  // namespace gpugate

@@ -14,7 +14,7 @@ TEST(ParseHostPort, Table) {
   } cases[] = {
       {"0.0.0.0:8443", "0.0.0.0", 8443, ""},
       {"127.0.0.1:0", "127.0.0.1", 0, ""},
-      {":9000", "0.0.0.0", 9000, ""},
+      {":9000", nullptr, 0, "host is missing; use 0.0.0.0:PORT for every interface"},
       {"[::]:8443", "::", 8443, ""},
       {"localhost:443", "localhost", 443, ""},
       {"8443", nullptr, 0, "must be HOST:PORT, got \"8443\""},
