@@ -1,0 +1,57 @@
+// The ledger's durable form: an append-only file of checksummed records, fsynced on every append,
+// compacted into a snapshot of live charges when it grows.
+//
+// Record framing: [u32 payload length][u32 CRC-32 of payload][payload], little-endian. A record
+// whose length runs past the end of the file, or whose checksum does not match, ends the log:
+// it is the torn tail of a write interrupted by a crash, and Replay truncates the file there.
+// So does an intact record whose payload does not decode; one from a newer format version fails
+// Replay instead, so a downgrade never silently drops state.
+//
+// Payload (format version 1): u8 version, u8 type (0 charge, 1 release), then ns, name and uid
+// as u32-length-prefixed bytes, u32 count, and count x (resource name, i64 milli-units).
+//
+// Thread-safety: none; the ledger calls a journal under its own mutex. The file journal holds an
+// exclusive flock on its file, so a second journal (in any process) on the same path fails to open.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "quota/amounts.h"
+
+namespace gpugate::quota {
+
+struct JournalRecord {
+  enum class Type { kCharge, kRelease };
+  Type type = Type::kCharge;
+  std::string ns, name, uid;
+  Amounts amounts;  // kCharge only
+
+  friend bool operator==(const JournalRecord&, const JournalRecord&) = default;
+};
+
+class Journal {
+ public:
+  virtual ~Journal() = default;
+  // Reads every intact record in order, truncating a torn tail. Called once, before any Append.
+  virtual Status Replay(const std::function<void(const JournalRecord&)>& apply) = 0;
+  // Appends and fsyncs. When it returns success the record survives a crash.
+  virtual Status Append(const JournalRecord& record) = 0;
+  // Replaces the whole file with `live` (one kCharge per live charge), atomically: write a
+  // temp file, fsync, rename, fsync the directory. Called by the ledger when
+  // ShouldCompact() says so.
+  virtual Status Compact(const std::vector<JournalRecord>& live) = 0;
+  // True when the file holds many more records than `liveRecords` (so compaction pays).
+  virtual bool ShouldCompact(size_t liveRecords) const = 0;
+};
+
+// The journal at `path` (created if missing, with its directory).
+Result<std::unique_ptr<Journal>> OpenFileJournal(const std::string& path);
+
+// One framed record, byte for byte as Append writes it; exposed for tests that corrupt files.
+std::string EncodeRecord(const JournalRecord& record);
+
+}  // namespace gpugate::quota

@@ -1,0 +1,332 @@
+#include "quota/journal.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gpugate::quota {
+namespace {
+
+namespace fs = std::filesystem;
+using Type = JournalRecord::Type;
+
+JournalRecord ChargeRecord(std::string ns, std::string name, std::string uid, Amounts amounts) {
+  return {Type::kCharge, std::move(ns), std::move(name), std::move(uid), std::move(amounts)};
+}
+
+JournalRecord ReleaseRecord(std::string ns, std::string name, std::string uid) {
+  return {Type::kRelease, std::move(ns), std::move(name), std::move(uid), {}};
+}
+
+// "+team-a/p1@u1{nvidia.com/gpu=1} -team-a/p1@u1": records as a short string.
+std::string Render(const std::vector<JournalRecord>& records) {
+  std::string out;
+  for (const JournalRecord& r : records) {
+    if (!out.empty()) out += ' ';
+    out += (r.type == Type::kCharge ? "+" : "-") + r.ns + "/" + r.name + "@" + r.uid;
+    if (r.type == Type::kCharge) out += "{" + FormatAmounts(r.amounts) + "}";
+  }
+  return out;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void WriteFile(const fs::path& path, std::string_view data) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << data;
+}
+
+// Bit-at-a-time CRC-32, independent of the table version under test.
+uint32_t ReferenceCrc32(std::string_view data) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char byte : data) {
+    crc ^= byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+  }
+  return ~crc;
+}
+
+std::string Frame(std::string_view payload) {
+  std::string out;
+  for (uint32_t v : {static_cast<uint32_t>(payload.size()), ReferenceCrc32(payload)}) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  return out + std::string(payload);
+}
+
+class JournalTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::path(testing::TempDir()) / "gpugate-journal-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Journal> Open(const fs::path& path) {
+    Result<std::unique_ptr<Journal>> journal = OpenFileJournal(path.string());
+    EXPECT_TRUE(journal.has_value()) << journal.error().message;
+    return journal ? std::move(*journal) : nullptr;
+  }
+
+  // Opens `path`, replays it and returns the records.
+  std::vector<JournalRecord> Replayed(const fs::path& path) {
+    std::unique_ptr<Journal> journal = Open(path);
+    std::vector<JournalRecord> records;
+    if (!journal) return records;
+    Status status = journal->Replay([&](const JournalRecord& r) { records.push_back(r); });
+    EXPECT_TRUE(status.has_value()) << status.error().message;
+    return records;
+  }
+
+  void AppendAll(const fs::path& path, const std::vector<JournalRecord>& records) {
+    std::unique_ptr<Journal> journal = Open(path);
+    ASSERT_TRUE(journal);
+    ASSERT_TRUE(journal->Replay([](const JournalRecord&) {}).has_value());
+    for (const JournalRecord& r : records) ASSERT_TRUE(journal->Append(r).has_value());
+  }
+
+  fs::path dir_;
+};
+
+TEST(JournalEncoding, FramesWithLengthAndIeeeCrc) {
+  EXPECT_EQ(ReferenceCrc32("123456789"), 0xCBF43926u);  // the IEEE check value
+  std::string framed = EncodeRecord(ChargeRecord("team-a", "p1", "u1", {{"nvidia.com/gpu", 1000}}));
+  ASSERT_GT(framed.size(), 8u);
+  EXPECT_EQ(framed, Frame(framed.substr(8)));
+}
+
+TEST_F(JournalTest, RoundTripsEveryKindOfRecord) {
+  std::vector<JournalRecord> records = {
+      ChargeRecord("team-a", "p1", "u1", {{"nvidia.com/gpu", 1000}, {"gpu-equivalents", 1500}}),
+      ReleaseRecord("team-a", "p1", "u1"),
+      ChargeRecord("", "", "", {}),
+      ChargeRecord("ns", "no-uid", "", {{"big", INT64_MAX}, {"negative", -5}}),
+      ChargeRecord(std::string("nul\0ns", 6), "line\nbreak\"quote", "\xff\xfe not utf-8", {}),
+      ChargeRecord("ns", std::string(70000, 'x'), "u", {{std::string(300, 'r'), 1}}),
+      ReleaseRecord("ns", "no-uid", ""),
+  };
+  AppendAll(dir_ / "ledger", records);
+  EXPECT_EQ(Replayed(dir_ / "ledger"), records);
+}
+
+TEST_F(JournalTest, CreatesDirectoryAndPrivateFile) {
+  fs::path path = dir_ / "a" / "b" / "ledger";
+  ASSERT_TRUE(Open(path));
+  struct stat st = {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(st.st_size, 0);
+}
+
+TEST_F(JournalTest, OpenErrors) {
+  WriteFile(dir_ / "file", "x");
+  Result<std::unique_ptr<Journal>> underFile = OpenFileJournal((dir_ / "file" / "ledger").string());
+  ASSERT_FALSE(underFile.has_value());
+  EXPECT_TRUE(underFile.error().message.starts_with("creating directory " +
+                                                    (dir_ / "file").string() + ": "))
+      << underFile.error().message;
+
+  std::unique_ptr<Journal> first = Open(dir_ / "ledger");
+  Result<std::unique_ptr<Journal>> second = OpenFileJournal((dir_ / "ledger").string());
+  ASSERT_FALSE(second.has_value());
+  EXPECT_EQ(second.error().message, (dir_ / "ledger").string() + ": in use by another ledger");
+  first.reset();
+  EXPECT_TRUE(Open(dir_ / "ledger"));
+}
+
+// The crash test: a file cut at any byte replays exactly the records wholly before the cut, and
+// the journal keeps working after it.
+TEST_F(JournalTest, TruncatedAtEveryOffsetReplaysWholeRecordsAndStaysAppendable) {
+  std::vector<JournalRecord> records = {
+      ChargeRecord("team-a", "p1", "u1", {{"nvidia.com/gpu", 1000}}),
+      ChargeRecord("team-b", "p2", "", {{"tencent.com/vcuda-core", 50000}, {"gpu-eq", 500}}),
+      ReleaseRecord("team-a", "p1", "u1"),
+      ChargeRecord("team-a", "p1", "u2", {}),
+      ReleaseRecord("t", "p", ""),
+  };
+  AppendAll(dir_ / "full", records);
+  std::string full = ReadFile(dir_ / "full");
+  std::vector<size_t> ends;  // where each record ends
+  for (const JournalRecord& r : records) {
+    ends.push_back((ends.empty() ? 0 : ends.back()) + EncodeRecord(r).size());
+  }
+  ASSERT_EQ(ends.back(), full.size());
+  JournalRecord after = ChargeRecord("team-c", "late", "u9", {{"amd.com/gpu", 2000}});
+
+  for (size_t cut = 0; cut <= full.size(); ++cut) {
+    SCOPED_TRACE("cut at byte " + std::to_string(cut));
+    size_t whole = 0;
+    while (whole < ends.size() && ends[whole] <= cut) ++whole;
+    std::vector<JournalRecord> want(records.begin(), records.begin() + whole);
+    fs::path path = dir_ / "cut";
+    WriteFile(path, full.substr(0, cut));
+
+    {
+      std::unique_ptr<Journal> journal = Open(path);
+      ASSERT_TRUE(journal);
+      std::vector<JournalRecord> got;
+      ASSERT_TRUE(journal->Replay([&](const JournalRecord& r) { got.push_back(r); }).has_value());
+      ASSERT_EQ(Render(got), Render(want));
+      EXPECT_EQ(fs::file_size(path), whole == 0 ? 0 : ends[whole - 1]) << "torn tail not cut";
+      ASSERT_TRUE(journal->Append(after).has_value());
+    }
+    want.push_back(after);
+    ASSERT_EQ(Render(Replayed(path)), Render(want));
+  }
+}
+
+TEST_F(JournalTest, CorruptionEndsReplayAtTheDamagedRecord) {
+  std::vector<JournalRecord> records;
+  for (int i = 0; i < 5; ++i) {
+    records.push_back(ChargeRecord("ns", "p" + std::to_string(i), "u", {{"nvidia.com/gpu", 1000}}));
+  }
+  AppendAll(dir_ / "clean", records);
+  std::string clean = ReadFile(dir_ / "clean");
+  size_t size = EncodeRecord(records[0]).size();  // all five have the same size
+  size_t middle = 2 * size;
+  struct Case {
+    const char* what;
+    size_t offset;
+  } cases[] = {
+      {"length, low byte", middle},
+      {"length, high byte", middle + 3},
+      {"checksum", middle + 5},
+      {"payload version", middle + 8},
+      {"payload type", middle + 9},
+      {"payload middle", middle + size / 2},
+      {"payload last byte", middle + size - 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string damaged = clean;
+    damaged[c.offset] ^= 0x01;
+    WriteFile(dir_ / "damaged", damaged);
+    EXPECT_EQ(Render(Replayed(dir_ / "damaged")), Render({records[0], records[1]}));
+    EXPECT_EQ(fs::file_size(dir_ / "damaged"), middle);
+  }
+}
+
+TEST_F(JournalTest, IntactButUndecodablePayloadIsCutOff) {
+  std::string good = EncodeRecord(ChargeRecord("ns", "p", "u", {}));
+  struct Case {
+    const char* what;
+    std::string payload;
+  } cases[] = {
+      {"empty", ""},
+      {"unknown type", std::string("\x01\x07", 2)},
+      {"version zero", std::string("\x00\x00", 2)},
+      {"string past end", std::string("\x01\x00\xff\x00\x00\x00", 6)},
+      {"trailing bytes", good.substr(8) + "x"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    WriteFile(dir_ / "odd", good + Frame(c.payload) + good);
+    EXPECT_EQ(Replayed(dir_ / "odd").size(), 1u);
+    EXPECT_EQ(fs::file_size(dir_ / "odd"), good.size());
+  }
+}
+
+TEST_F(JournalTest, NewerFormatVersionFailsReplayAndKeepsTheFile) {
+  std::string good = EncodeRecord(ChargeRecord("ns", "p", "u", {}));
+  std::string contents = good + Frame(std::string("\x02\x00", 2)) + good;
+  WriteFile(dir_ / "newer", contents);
+  std::unique_ptr<Journal> journal = Open(dir_ / "newer");
+  Status status = journal->Replay([](const JournalRecord&) {});
+  ASSERT_FALSE(status.has_value());
+  EXPECT_EQ(status.error().message, (dir_ / "newer").string() + ": record at byte " +
+                                        std::to_string(good.size()) +
+                                        " has format version 2; this gpugate reads version 1");
+  EXPECT_EQ(ReadFile(dir_ / "newer"), contents);
+}
+
+TEST_F(JournalTest, CompactionKeepsExactlyTheLiveSetAndShrinksTheFile) {
+  fs::path path = dir_ / "ledger";
+  std::vector<JournalRecord> live;
+  {
+    std::unique_ptr<Journal> journal = Open(path);
+    ASSERT_TRUE(journal->Replay([](const JournalRecord&) {}).has_value());
+    for (int i = 0; i < 12; ++i) {
+      std::string name = "p" + std::to_string(i);
+      JournalRecord charge = ChargeRecord("team", name, "u", {{"nvidia.com/gpu", 1000}});
+      ASSERT_TRUE(journal->Append(charge).has_value());
+      if (i % 3 == 0) {
+        live.push_back(charge);
+      } else {
+        ASSERT_TRUE(journal->Append(ReleaseRecord("team", name, "u")).has_value());
+      }
+    }
+    uintmax_t before = fs::file_size(path);
+    ASSERT_TRUE(journal->Compact(live).has_value());
+    EXPECT_LT(fs::file_size(path), before);
+    EXPECT_FALSE(fs::exists(path.string() + ".compact"));
+    // Appends continue on the new file.
+    JournalRecord late = ChargeRecord("team", "late", "u", {{"amd.com/gpu", 1000}});
+    ASSERT_TRUE(journal->Append(late).has_value());
+    live.push_back(late);
+  }
+  EXPECT_EQ(Render(Replayed(path)), Render(live));
+  struct stat st = {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(JournalTest, ShouldCompactWhenRecordsFarOutnumberLiveOnes) {
+  std::vector<JournalRecord> many(1100, ChargeRecord("ns", "p", "u", {{"nvidia.com/gpu", 1000}}));
+  std::unique_ptr<Journal> journal = Open(dir_ / "ledger");
+  ASSERT_TRUE(journal->Replay([](const JournalRecord&) {}).has_value());
+  EXPECT_FALSE(journal->ShouldCompact(0));
+  ASSERT_TRUE(journal->Compact(many).has_value());  // a quick way to hold 1100 records
+  struct Case {
+    size_t live;
+    bool want;
+  } cases[] = {{0, true}, {37, true}, {38, false}, {1100, false}};
+  for (const Case& c : cases) EXPECT_EQ(journal->ShouldCompact(c.live), c.want) << c.live;
+  journal.reset();
+
+  journal = Open(dir_ / "ledger");  // the count survives a restart through Replay
+  ASSERT_TRUE(journal->Replay([](const JournalRecord&) {}).has_value());
+  for (const Case& c : cases) EXPECT_EQ(journal->ShouldCompact(c.live), c.want) << c.live;
+}
+
+// A write that fails part way (here: the file size limit) must leave no half record behind.
+TEST_F(JournalTest, FailedAppendIsRolledBack) {
+  fs::path path = dir_ / "ledger";
+  JournalRecord first = ChargeRecord("ns", "first", "u", {{"nvidia.com/gpu", 1000}});
+  JournalRecord second = ChargeRecord("ns", "second", "u", {{"nvidia.com/gpu", 1000}});
+  std::unique_ptr<Journal> journal = Open(path);
+  ASSERT_TRUE(journal->Replay([](const JournalRecord&) {}).has_value());
+  ASSERT_TRUE(journal->Append(first).has_value());
+  uintmax_t size = fs::file_size(path);
+
+  struct rlimit saved = {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  struct rlimit tight = saved;
+  tight.rlim_cur = size + 5;  // room for a few bytes of the next record only
+  sighandler_t oldHandler = signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &tight), 0);
+  Status failed = journal->Append(second);
+  setrlimit(RLIMIT_FSIZE, &saved);
+  signal(SIGXFSZ, oldHandler);
+
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_TRUE(failed.error().message.starts_with("writing " + path.string() + ": "))
+      << failed.error().message;
+  EXPECT_EQ(fs::file_size(path), size);
+  ASSERT_TRUE(journal->Append(second).has_value());
+  journal.reset();
+  EXPECT_EQ(Render(Replayed(path)), Render({first, second}));
+}
+
+}  // namespace
+}  // namespace gpugate::quota

@@ -1,0 +1,228 @@
+#include "quota/ledger.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace gpugate::quota {
+namespace {
+
+std::string Key(std::string_view ns, std::string_view name) {
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  return key.append(ns).append("/").append(name);
+}
+
+int64_t Lookup(const Amounts& amounts, std::string_view resource) {
+  auto it = amounts.find(resource);
+  return it == amounts.end() ? 0 : it->second;
+}
+
+// Kubernetes' rendering of a resource list in quota messages: sorted, "name=value", comma-joined,
+// zero values included (a used figure of 0 still says something).
+std::string JoinAmounts(const Amounts& amounts) {
+  std::string out;
+  for (const auto& [name, milli] : amounts) {
+    if (!out.empty()) out += ',';
+    out += name + "=" + FormatMilli(milli);
+  }
+  return out;
+}
+
+}  // namespace
+
+struct Ledger::Impl {
+  struct Entry {
+    PodRef pod;
+    Amounts amounts;
+  };
+  struct NamespaceState {
+    bool limited = false;  // the config names this namespace
+    Amounts hard;          // its limits
+    Amounts used;          // sum of its charges; zero entries are erased
+  };
+
+  // Everything below is guarded by `mu`.
+  mutable std::mutex mu;
+  std::unique_ptr<Journal> journal;
+  bool opened = false;
+  std::unordered_map<std::string, Entry> charges;  // by Key(ns, name)
+  // Namespaces with a limit or a charge; one hash lookup per Reserve whatever their number.
+  std::unordered_map<std::string, NamespaceState> namespaces;
+
+  // Adds `sign` x `amounts` to the namespace's totals, forgetting a namespace left with nothing.
+  void AddToTotals(const std::string& ns, const Amounts& amounts, int sign) {
+    auto it = namespaces.try_emplace(ns).first;
+    for (const auto& [resource, milli] : amounts) {
+      int64_t& total = it->second.used[resource];
+      total += sign * milli;
+      if (total == 0) it->second.used.erase(resource);
+    }
+    if (!it->second.limited && it->second.used.empty()) namespaces.erase(it);
+  }
+
+  // Charges `amounts` to `pod`, replacing whatever its namespace/name held.
+  void Apply(const PodRef& pod, const Amounts& amounts) {
+    auto [it, inserted] = charges.try_emplace(Key(pod.ns, pod.name));
+    if (!inserted) AddToTotals(pod.ns, it->second.amounts, -1);
+    it->second = Entry{pod, amounts};
+    AddToTotals(pod.ns, amounts, +1);
+  }
+
+  // Removes the charge at `it`.
+  void Remove(std::unordered_map<std::string, Entry>::iterator it) {
+    AddToTotals(it->second.pod.ns, it->second.amounts, -1);
+    charges.erase(it);
+  }
+
+  // Kubernetes' denial message for the resources that would go over, or "" when all fit.
+  // `replaced` is the charge the new one replaces (another incarnation of the same name).
+  std::string Excess(const std::string& ns, const Amounts& amounts, const Amounts* replaced) const {
+    auto state = namespaces.find(ns);
+    if (state == namespaces.end() || !state->second.limited) return "";
+    Amounts requested, used, limited;
+    for (const auto& [resource, want] : amounts) {
+      auto hard = state->second.hard.find(resource);
+      if (want <= 0 || hard == state->second.hard.end()) continue;
+      int64_t current = Lookup(state->second.used, resource);
+      if (replaced) current -= Lookup(*replaced, resource);
+      int64_t after = 0;
+      if (!__builtin_add_overflow(current, want, &after) && after <= hard->second) continue;
+      requested[resource] = want;
+      used[resource] = current;
+      limited[resource] = hard->second;
+    }
+    if (requested.empty()) return "";
+    return "exceeded quota: " + ns + ", requested: " + JoinAmounts(requested) +
+           ", used: " + JoinAmounts(used) + ", limited: " + JoinAmounts(limited);
+  }
+
+  void ApplyRecord(const JournalRecord& record) {
+    if (record.type == JournalRecord::Type::kCharge) {
+      Apply(PodRef{record.ns, record.name, record.uid}, record.amounts);
+      return;
+    }
+    auto it = charges.find(Key(record.ns, record.name));
+    if (it != charges.end() && (record.uid.empty() || record.uid == it->second.pod.uid)) Remove(it);
+  }
+
+  std::vector<Charge> SortedCharges() const {
+    std::vector<Charge> out;
+    out.reserve(charges.size());
+    for (const auto& [key, entry] : charges) out.push_back(Charge{entry.pod, entry.amounts});
+    std::sort(out.begin(), out.end(), [](const Charge& a, const Charge& b) {
+      return std::tie(a.pod.ns, a.pod.name) < std::tie(b.pod.ns, b.pod.name);
+    });
+    return out;
+  }
+
+  // A failed compaction does not fail the admission that triggered it: the journal keeps its
+  // old file and descriptor, which still hold every record, so nothing is lost; the next
+  // successful change tries again.
+  void MaybeCompact() {
+    if (!journal || !journal->ShouldCompact(charges.size())) return;
+    std::vector<JournalRecord> live;
+    live.reserve(charges.size());
+    for (Charge& c : SortedCharges()) {
+      live.push_back({JournalRecord::Type::kCharge, std::move(c.pod.ns), std::move(c.pod.name),
+                      std::move(c.pod.uid), std::move(c.amounts)});
+    }
+    (void)journal->Compact(live);
+  }
+
+  Status CheckOpened() const {
+    if (journal && !opened) return Fail("quota ledger used before Open");
+    return {};
+  }
+};
+
+Ledger::Ledger(QuotaConfig config, std::unique_ptr<Journal> journal)
+    : config_(std::move(config)), impl_(std::make_unique<Impl>()) {
+  impl_->journal = std::move(journal);
+  for (const auto& [ns, hard] : config_.limits) {
+    impl_->namespaces[ns] = Impl::NamespaceState{true, hard, {}};
+  }
+}
+
+Ledger::~Ledger() = default;
+
+Status Ledger::Open() {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->opened) return Fail("quota ledger opened twice");
+  if (impl_->journal) {
+    Status replayed =
+        impl_->journal->Replay([this](const JournalRecord& r) { impl_->ApplyRecord(r); });
+    if (!replayed) return replayed;
+  }
+  impl_->opened = true;
+  impl_->MaybeCompact();
+  return {};
+}
+
+Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun) {
+  for (const auto& [resource, milli] : amounts) {
+    if (milli < 0) return Fail("negative charge " + resource + "=" + FormatMilli(milli));
+  }
+  std::lock_guard lock(impl_->mu);
+  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
+  auto existing = impl_->charges.find(Key(pod.ns, pod.name));
+  const Amounts* replaced = nullptr;
+  if (existing != impl_->charges.end()) {
+    if (existing->second.pod.uid == pod.uid) return ReserveResult{ReserveOutcome::kAlreadyCharged};
+    replaced = &existing->second.amounts;
+  }
+  std::string excess = impl_->Excess(pod.ns, amounts, replaced);
+  if (!excess.empty()) return ReserveResult{ReserveOutcome::kExceeded, std::move(excess)};
+  if (dryRun) return ReserveResult{ReserveOutcome::kCharged};
+  if (impl_->journal) {
+    Status written =
+        impl_->journal->Append({JournalRecord::Type::kCharge, pod.ns, pod.name, pod.uid, amounts});
+    if (!written) return std::unexpected(written.error());
+  }
+  impl_->Apply(pod, amounts);
+  impl_->MaybeCompact();
+  return ReserveResult{ReserveOutcome::kCharged};
+}
+
+Result<bool> Ledger::Release(const PodRef& pod) {
+  std::lock_guard lock(impl_->mu);
+  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
+  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  if (it == impl_->charges.end()) return false;
+  if (!pod.uid.empty() && pod.uid != it->second.pod.uid) return false;
+  if (impl_->journal) {
+    // The charged uid, not the caller's (possibly empty) one, so replay removes the same charge.
+    Status written = impl_->journal->Append(
+        {JournalRecord::Type::kRelease, pod.ns, pod.name, it->second.pod.uid, {}});
+    if (!written) return std::unexpected(written.error());
+  }
+  impl_->Remove(it);
+  impl_->MaybeCompact();
+  return true;
+}
+
+std::vector<NamespaceUsage> Ledger::Usage(std::string_view onlyNs) const {
+  std::lock_guard lock(impl_->mu);
+  std::vector<NamespaceUsage> out;
+  auto add = [&out](const std::string& ns, const Impl::NamespaceState& state) {
+    NamespaceUsage usage{ns, {}};
+    for (const auto& [resource, hard] : state.hard) usage.resources[resource].hard = hard;
+    for (const auto& [resource, used] : state.used) usage.resources[resource].used = used;
+    out.push_back(std::move(usage));
+  };
+  if (!onlyNs.empty()) {
+    auto it = impl_->namespaces.find(std::string(onlyNs));
+    if (it != impl_->namespaces.end()) add(it->first, it->second);
+    return out;
+  }
+  for (const auto& [ns, state] : impl_->namespaces) add(ns, state);
+  std::sort(out.begin(), out.end(),
+            [](const NamespaceUsage& a, const NamespaceUsage& b) { return a.ns < b.ns; });
+  return out;
+}
+
+std::vector<Charge> Ledger::Charges() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->SortedCharges();
+}
+
+}  // namespace gpugate::quota

@@ -1,0 +1,100 @@
+// The namespace GPU quota ledger: who holds what, checked and charged atomically, and durable
+// through a journal when one is given.
+//
+// Thread-safety: every public method may be called from any thread. Reserve's check-and-charge
+// happens under one mutex, together with the journal append and fsync, so concurrent admissions
+// never admit past a limit and an admission is answered only after its charge is on disk.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "quota/amounts.h"
+#include "quota/journal.h"
+#include "quota/quota_config.h"
+
+namespace gpugate::quota {
+
+// Identifies a pod's charge. Charges are keyed by namespace/name; the uid tells incarnations of
+// the same name apart (empty when the caller does not know it).
+struct PodRef {
+  std::string ns;
+  std::string name;
+  std::string uid;
+};
+
+struct Charge {
+  PodRef pod;
+  Amounts amounts;  // milli-units, plain resources and weighted figures
+};
+
+enum class ReserveOutcome {
+  kCharged,         // fits; charged (or, for a dry run, would be charged)
+  kAlreadyCharged,  // the same pod (namespace/name and uid) is already charged: nothing added
+  kExceeded,        // would go over a limit; nothing charged
+};
+
+struct ReserveResult {
+  ReserveOutcome outcome = ReserveOutcome::kCharged;
+  // For kExceeded, Kubernetes' wording, naming only the resources that would go over:
+  // "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4,
+  //  limited: nvidia.com/gpu=4"
+  std::string message;
+};
+
+struct ResourceUsage {
+  int64_t used = 0;             // milli-units
+  std::optional<int64_t> hard;  // milli-units; nullopt when no limit is set
+};
+
+struct NamespaceUsage {
+  std::string ns;
+  std::map<std::string, ResourceUsage, std::less<>> resources;  // sorted by resource name
+};
+
+class Ledger {
+ public:
+  // `journal` may be null (memory only). Limits and weights come from the config.
+  Ledger(QuotaConfig config, std::unique_ptr<Journal> journal);
+  ~Ledger();  // defined where Impl is complete
+
+  // Replays the journal (if any) into memory. Call once before serving; with a journal, Reserve
+  // and Release fail until it has succeeded. An error (unreadable file, a record from a newer
+  // format) fails start-up; a torn last record is ignored and cut off, as documented.
+  Status Open();
+
+  // Checks `amounts` against the namespace's limits and, unless `dryRun`, charges it to `pod`.
+  // A pod with the same namespace/name but another uid is a new incarnation: its old charge is
+  // replaced; the same namespace/name and uid (both empty counts as the same) is kAlreadyCharged.
+  // Only resources with a positive amount and a limit in the namespace are checked, against
+  // usage without the replaced charge. Negative amounts are an error. An error means the journal
+  // could not be written: nothing was charged and the caller must refuse the admission.
+  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun);
+
+  // Gives back exactly what `pod` was charged (the recorded amounts, not a recomputation). When
+  // `pod.uid` is set and differs from the charged uid, nothing is released (the charge belongs to
+  // another incarnation). Releasing an unknown pod is not an error. Returns whether something was
+  // released; an error means the journal could not be written and nothing was released.
+  Result<bool> Release(const PodRef& pod);
+
+  // Usage of every namespace that has a limit or a charge, sorted by namespace; `onlyNs` filters.
+  std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const;
+
+  // Every charge, sorted by namespace/name (for tests and compaction).
+  std::vector<Charge> Charges() const;
+
+  const QuotaConfig& config() const { return config_; }
+
+ private:
+  struct Impl;
+  QuotaConfig config_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpugate::quota

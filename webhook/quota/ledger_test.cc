@@ -1,0 +1,519 @@
+#include "quota/ledger.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <latch>
+#include <thread>
+
+namespace gpugate::quota {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char* kGpu = "nvidia.com/gpu";
+
+Amounts Gpus(int64_t n) { return {{kGpu, n * kMilli}}; }
+
+// team-a: 4 GPUs and 6 gpu-equivalents; team-z: none at all; team-b: only a vCUDA limit.
+QuotaConfig TestConfig() {
+  QuotaConfig config;
+  config.limits["team-a"] = {{kGpu, 4 * kMilli}, {"gpu-equivalents", 6 * kMilli}};
+  config.limits["team-b"] = {{"tencent.com/vcuda-core", 400 * kMilli}};
+  config.limits["team-z"] = {{kGpu, 0}};
+  return config;
+}
+
+// "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4} team-c{nvidia.com/gpu=2}": used/hard, or used
+// alone where no limit is set.
+std::string RenderUsage(const Ledger& ledger, std::string_view onlyNs = {}) {
+  std::string out;
+  for (const NamespaceUsage& ns : ledger.Usage(onlyNs)) {
+    if (!out.empty()) out += ' ';
+    out += ns.ns + "{";
+    bool first = true;
+    for (const auto& [resource, usage] : ns.resources) {
+      out += (first ? "" : ",") + resource + "=" + FormatMilli(usage.used);
+      if (usage.hard) out += "/" + FormatMilli(*usage.hard);
+      first = false;
+    }
+    out += "}";
+  }
+  return out;
+}
+
+// "team-a/p1@u1{nvidia.com/gpu=1} ...", sorted by namespace/name.
+std::string RenderCharges(const Ledger& ledger) {
+  std::string out;
+  for (const Charge& c : ledger.Charges()) {
+    if (!out.empty()) out += ' ';
+    out += c.pod.ns + "/" + c.pod.name + "@" + c.pod.uid + "{" + FormatAmounts(c.amounts) + "}";
+  }
+  return out;
+}
+
+// The outcome of an operation as a short string: "charged", "already charged", the denial
+// message, "released", "not released" or "error: ...".
+std::string Outcome(const Result<ReserveResult>& r) {
+  if (!r) return "error: " + r.error().message;
+  switch (r->outcome) {
+    case ReserveOutcome::kCharged:
+      return "charged";
+    case ReserveOutcome::kAlreadyCharged:
+      return "already charged";
+    case ReserveOutcome::kExceeded:
+      return r->message;
+  }
+  return "?";
+}
+
+std::string Outcome(const Result<bool>& r) {
+  if (!r) return "error: " + r.error().message;
+  return *r ? "released" : "not released";
+}
+
+// One step of a scenario: an operation, what it returns, and the usage afterwards.
+struct Step {
+  enum Op { kReserve, kDryRun, kRelease } op;
+  PodRef pod;
+  Amounts amounts;
+  std::string want;
+  std::string usage;
+};
+
+void RunSteps(Ledger& ledger, const std::vector<Step>& steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    SCOPED_TRACE("step " + std::to_string(i) + ": " + s.pod.ns + "/" + s.pod.name);
+    std::string got = s.op == Step::kRelease
+                          ? Outcome(ledger.Release(s.pod))
+                          : Outcome(ledger.Reserve(s.pod, s.amounts, s.op == Step::kDryRun));
+    EXPECT_EQ(got, s.want);
+    EXPECT_EQ(RenderUsage(ledger, s.pod.ns), s.usage);
+  }
+}
+
+constexpr auto kReserve = Step::kReserve;
+constexpr auto kDryRun = Step::kDryRun;
+constexpr auto kRelease = Step::kRelease;
+
+TEST(LedgerTest, ChargesUpToTheLimitThenDeniesWithKubernetesMessage) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(
+      ledger,
+      {
+          {kReserve,
+           {"team-a", "p1", "u1"},
+           Gpus(3),
+           "charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+          {kReserve,
+           {"team-a", "p2", "u2"},
+           Gpus(1),
+           "charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+          {kReserve,
+           {"team-a", "p3", "u3"},
+           Gpus(1),
+           "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4, "
+           "limited: nvidia.com/gpu=4",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+          {kReserve,
+           {"team-z", "p1", "u1"},
+           Gpus(1),
+           "exceeded quota: team-z, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=0, "
+           "limited: nvidia.com/gpu=0",
+           "team-z{nvidia.com/gpu=0/0}"},
+          {kReserve, {"team-z", "cpu-only", "u2"}, {}, "charged", "team-z{nvidia.com/gpu=0/0}"},
+      });
+  EXPECT_EQ(RenderCharges(ledger),
+            "team-a/p1@u1{nvidia.com/gpu=3} team-a/p2@u2{nvidia.com/gpu=1} team-z/cpu-only@u2{}");
+}
+
+TEST(LedgerTest, ReleaseGivesBackExactlyWhatWasCharged) {
+  Ledger ledger(TestConfig(), nullptr);
+  Amounts odd = {{kGpu, 2 * kMilli}, {"gpu-equivalents", 2 * kMilli + 10}};
+  RunSteps(ledger, {
+                       {kReserve,
+                        {"team-a", "p1", "u1"},
+                        odd,
+                        "charged",
+                        "team-a{gpu-equivalents=2.01/6,nvidia.com/gpu=2/4}"},
+                       {kReserve,
+                        {"team-a", "p2", "u2"},
+                        Gpus(1),
+                        "charged",
+                        "team-a{gpu-equivalents=2.01/6,nvidia.com/gpu=3/4}"},
+                       {kRelease,
+                        {"team-a", "p1", "u1"},
+                        {},
+                        "released",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                       {kRelease,
+                        {"team-a", "p1", "u1"},
+                        {},
+                        "not released",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                       {kRelease,
+                        {"team-a", "never", ""},
+                        {},
+                        "not released",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                       {kRelease,
+                        {"team-a", "p2", ""},
+                        {},
+                        "released",  // no uid: whatever is charged
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4}"},
+                   });
+  EXPECT_EQ(RenderCharges(ledger), "");
+}
+
+TEST(LedgerTest, RepeatedAdmissionOfTheSamePodChargesOnce) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(
+      ledger,
+      {
+          {kReserve,
+           {"team-a", "p1", "u1"},
+           Gpus(4),
+           "charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+          {kReserve,
+           {"team-a", "p1", "u1"},
+           Gpus(4),
+           "already charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+          {kDryRun,
+           {"team-a", "p1", "u1"},
+           Gpus(4),
+           "already charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+          {kReserve, {"team-c", "p", ""}, Gpus(1), "charged", "team-c{nvidia.com/gpu=1}"},
+          {kReserve, {"team-c", "p", ""}, Gpus(1), "already charged", "team-c{nvidia.com/gpu=1}"},
+      });
+}
+
+TEST(LedgerTest, NewUidReplacesTheOldCharge) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(ledger,
+           {
+               {kReserve,
+                {"team-a", "p1", "old"},
+                Gpus(4),
+                "charged",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+               // The old incarnation's 4 do not count against the new one's 4.
+               {kReserve,
+                {"team-a", "p1", "new"},
+                Gpus(4),
+                "charged",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+               {kReserve,
+                {"team-a", "p1", "newer"},
+                Gpus(5),
+                "exceeded quota: team-a, requested: nvidia.com/gpu=5, used: nvidia.com/gpu=0, "
+                "limited: nvidia.com/gpu=4",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
+               {kReserve,
+                {"team-a", "p1", ""},
+                Gpus(2),
+                "charged",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
+           });
+  EXPECT_EQ(RenderCharges(ledger), "team-a/p1@{nvidia.com/gpu=2}");
+}
+
+TEST(LedgerTest, ReleaseWithAnotherUidDoesNothing) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(ledger, {
+                       {kReserve,
+                        {"team-a", "p1", "new"},
+                        Gpus(2),
+                        "charged",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
+                       {kRelease,
+                        {"team-a", "p1", "old"},
+                        {},
+                        "not released",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
+                       {kRelease,
+                        {"team-a", "p1", "new"},
+                        {},
+                        "released",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4}"},
+                   });
+}
+
+TEST(LedgerTest, DryRunNeverCharges) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(ledger,
+           {
+               {kDryRun,
+                {"team-a", "p1", "u1"},
+                Gpus(4),
+                "charged",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4}"},
+               {kDryRun,
+                {"team-a", "p1", "u1"},
+                Gpus(5),
+                "exceeded quota: team-a, requested: nvidia.com/gpu=5, used: nvidia.com/gpu=0, "
+                "limited: nvidia.com/gpu=4",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4}"},
+               {kDryRun, {"team-c", "p1", "u1"}, Gpus(1), "charged", ""},
+           });
+  EXPECT_EQ(RenderCharges(ledger), "");
+}
+
+TEST(LedgerTest, NamespaceWithoutLimitsIsTrackedAndForgottenWhenEmpty) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(
+      ledger,
+      {
+          {kReserve, {"team-c", "p1", "u1"}, Gpus(100), "charged", "team-c{nvidia.com/gpu=100}"},
+          {kReserve,
+           {"team-c", "p2", "u2"},
+           {{"amd.com/gpu", 1000}},
+           "charged",
+           "team-c{amd.com/gpu=1,nvidia.com/gpu=100}"},
+          {kRelease, {"team-c", "p1", "u1"}, {}, "released", "team-c{amd.com/gpu=1}"},
+          {kRelease, {"team-c", "p2", "u2"}, {}, "released", ""},
+      });
+  // A resource the limit does not name is tracked without a hard figure.
+  RunSteps(ledger, {{kReserve,
+                     {"team-b", "p", "u"},
+                     {{kGpu, 1000}, {"tencent.com/vcuda-core", 50000}},
+                     "charged",
+                     "team-b{nvidia.com/gpu=1,tencent.com/vcuda-core=50/400}"}});
+  EXPECT_EQ(RenderUsage(ledger),
+            "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4} "
+            "team-b{nvidia.com/gpu=1,tencent.com/vcuda-core=50/400} team-z{nvidia.com/gpu=0/0}");
+}
+
+TEST(LedgerTest, WeightedFiguresAreJustResourceNames) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(
+      ledger,
+      {
+          {kReserve,
+           {"team-a", "p1", "u1"},
+           {{kGpu, 3000}, {"gpu-equivalents", 5500}},
+           "charged",
+           "team-a{gpu-equivalents=5.5/6,nvidia.com/gpu=3/4}"},
+          {kReserve,
+           {"team-a", "p2", "u2"},
+           {{kGpu, 1000}, {"gpu-equivalents", 510}},
+           "exceeded quota: team-a, requested: gpu-equivalents=0.51, used: gpu-equivalents=5.5, "
+           "limited: gpu-equivalents=6",
+           "team-a{gpu-equivalents=5.5/6,nvidia.com/gpu=3/4}"},
+          {kReserve,
+           {"team-a", "p2", "u2"},
+           {{kGpu, 2000}, {"gpu-equivalents", 1000}},
+           "exceeded quota: team-a, requested: gpu-equivalents=1,nvidia.com/gpu=2, "
+           "used: gpu-equivalents=5.5,nvidia.com/gpu=3, limited: "
+           "gpu-equivalents=6,nvidia.com/gpu=4",
+           "team-a{gpu-equivalents=5.5/6,nvidia.com/gpu=3/4}"},
+          {kReserve,
+           {"team-a", "p2", "u2"},
+           {{kGpu, 1000}, {"gpu-equivalents", 500}},
+           "charged",
+           "team-a{gpu-equivalents=6/6,nvidia.com/gpu=4/4}"},
+      });
+}
+
+TEST(LedgerTest, RefusesNegativeAmounts) {
+  Ledger ledger(TestConfig(), nullptr);
+  EXPECT_EQ(Outcome(ledger.Reserve({"team-a", "p", "u"}, {{kGpu, -1000}}, false)),
+            "error: negative charge nvidia.com/gpu=-1");
+  EXPECT_EQ(RenderCharges(ledger), "");
+}
+
+TEST(LedgerTest, ConcurrentReservesNeverAdmitPastTheLimit) {
+  QuotaConfig config;
+  config.limits["team-a"] = Gpus(10);
+  Ledger ledger(config, nullptr);
+  constexpr int kThreads = 40;
+  std::latch start(kThreads);
+  std::vector<std::string> outcomes(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      std::string name = "p" + std::to_string(i);
+      outcomes[i] = Outcome(ledger.Reserve({"team-a", name, "u" + name}, Gpus(1), false));
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(), "charged"), 10);
+  EXPECT_EQ(std::count(outcomes.begin(), outcomes.end(),
+                       "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: "
+                       "nvidia.com/gpu=10, limited: nvidia.com/gpu=10"),
+            30);
+  EXPECT_EQ(RenderUsage(ledger), "team-a{nvidia.com/gpu=10/10}");
+  EXPECT_EQ(ledger.Charges().size(), 10u);
+}
+
+// What a ScriptedJournal replays, what it was asked to do, and how it answers.
+struct JournalScript {
+  std::vector<JournalRecord> replay;
+  std::vector<JournalRecord> appended;
+  std::vector<std::vector<JournalRecord>> compactions;
+  bool failAppends = false, wantCompaction = false, failCompaction = false;
+};
+
+// The injected environment for tests of what the ledger does with its journal.
+class ScriptedJournal : public Journal {
+ public:
+  explicit ScriptedJournal(JournalScript* script) : script_(script) {}
+  Status Replay(const std::function<void(const JournalRecord&)>& apply) override {
+    for (const JournalRecord& r : script_->replay) apply(r);
+    return {};
+  }
+  Status Append(const JournalRecord& record) override {
+    if (script_->failAppends) return Fail("disk full");
+    script_->appended.push_back(record);
+    return {};
+  }
+  Status Compact(const std::vector<JournalRecord>& live) override {
+    script_->compactions.push_back(live);
+    return script_->failCompaction ? Fail("disk full") : Status{};
+  }
+  bool ShouldCompact(size_t) const override { return script_->wantCompaction; }
+
+ private:
+  JournalScript* script_;
+};
+
+using T = JournalRecord::Type;
+
+TEST(LedgerJournal, ReplayChargesReplacesAndReleasesByUid) {
+  JournalScript script;
+  script.replay = {
+      {T::kCharge, "team-a", "p1", "u1", Gpus(1)}, {T::kCharge, "team-a", "p2", "u2", Gpus(2)},
+      {T::kCharge, "team-a", "p1", "u9", Gpus(3)},  // a new incarnation replaces u1
+      {T::kRelease, "team-a", "p2", "other", {}},   // another incarnation's release: ignored
+      {T::kCharge, "team-c", "p3", "", Gpus(1)},   {T::kRelease, "team-c", "p3", "", {}},
+      {T::kRelease, "team-c", "unknown", "", {}},
+  };
+  Ledger ledger(TestConfig(), std::make_unique<ScriptedJournal>(&script));
+  ASSERT_TRUE(ledger.Open().has_value());
+  EXPECT_EQ(RenderCharges(ledger), "team-a/p1@u9{nvidia.com/gpu=3} team-a/p2@u2{nvidia.com/gpu=2}");
+  // Over the limit after a config change: shown as it is, and nothing more fits.
+  EXPECT_EQ(RenderUsage(ledger),
+            "team-a{gpu-equivalents=0/6,nvidia.com/gpu=5/4} "
+            "team-b{tencent.com/vcuda-core=0/400} team-z{nvidia.com/gpu=0/0}");
+  EXPECT_EQ(Outcome(ledger.Release({"team-a", "p2", ""})), "released");
+  EXPECT_EQ(script.appended, (std::vector<JournalRecord>{{T::kRelease, "team-a", "p2", "u2", {}}}));
+}
+
+TEST(LedgerJournal, FailedAppendChangesNothing) {
+  JournalScript script;
+  Ledger ledger(TestConfig(), std::make_unique<ScriptedJournal>(&script));
+  EXPECT_EQ(Outcome(ledger.Reserve({"team-a", "p0", "u0"}, Gpus(1), false)),
+            "error: quota ledger used before Open");
+  EXPECT_EQ(Outcome(ledger.Release({"team-a", "p0", "u0"})),
+            "error: quota ledger used before Open");
+  ASSERT_TRUE(ledger.Open().has_value());
+  EXPECT_EQ(ledger.Open().error().message, "quota ledger opened twice");
+  ASSERT_EQ(Outcome(ledger.Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "charged");
+  EXPECT_EQ(Outcome(ledger.Reserve({"team-a", "p1", "u1"}, Gpus(1), true)), "already charged");
+  script.failAppends = true;
+  EXPECT_EQ(Outcome(ledger.Reserve({"team-a", "p2", "u2"}, Gpus(1), false)), "error: disk full");
+  EXPECT_EQ(Outcome(ledger.Reserve({"team-a", "p1", "u9"}, Gpus(2), false)), "error: disk full");
+  EXPECT_EQ(Outcome(ledger.Release({"team-a", "p1", "u1"})), "error: disk full");
+  EXPECT_EQ(Outcome(ledger.Reserve({"team-a", "p3", "u3"}, Gpus(1), true)), "charged");  // dry
+  EXPECT_EQ(RenderCharges(ledger), "team-a/p1@u1{nvidia.com/gpu=1}");
+  EXPECT_EQ(RenderUsage(ledger, "team-a"), "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}");
+  EXPECT_EQ(script.appended,
+            (std::vector<JournalRecord>{{T::kCharge, "team-a", "p1", "u1", Gpus(1)}}));
+}
+
+TEST(LedgerJournal, CompactsToTheLiveSetWhenTheJournalAsks) {
+  JournalScript script;
+  Ledger ledger(TestConfig(), std::make_unique<ScriptedJournal>(&script));
+  ASSERT_TRUE(ledger.Open().has_value());
+  ASSERT_EQ(Outcome(ledger.Reserve({"team-c", "b", "ub"}, Gpus(2), false)), "charged");
+  ASSERT_EQ(Outcome(ledger.Reserve({"team-a", "a", "ua"}, Gpus(1), false)), "charged");
+  EXPECT_TRUE(script.compactions.empty());
+  script.wantCompaction = script.failCompaction = true;
+  // A failed compaction does not fail the admission: the journal still holds every record.
+  ASSERT_EQ(Outcome(ledger.Reserve({"team-a", "c", "uc"}, Gpus(1), false)), "charged");
+  script.failCompaction = false;
+  ASSERT_EQ(Outcome(ledger.Release({"team-c", "b", ""})), "released");
+  ASSERT_EQ(Outcome(ledger.Reserve({"team-a", "c", "uc"}, Gpus(1), false)), "already charged");
+  ASSERT_EQ(script.compactions.size(), 2u);
+  EXPECT_EQ(script.compactions[1], (std::vector<JournalRecord>{
+                                       {T::kCharge, "team-a", "a", "ua", Gpus(1)},
+                                       {T::kCharge, "team-a", "c", "uc", Gpus(1)},
+                                   }));
+}
+
+class LedgerFileTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::path(testing::TempDir()) / "gpugate-ledger-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Ledger> OpenLedger() {
+    Result<std::unique_ptr<Journal>> journal =
+        OpenFileJournal((dir_ / "state" / "ledger").string());
+    EXPECT_TRUE(journal.has_value()) << journal.error().message;
+    if (!journal) return nullptr;
+    auto ledger = std::make_unique<Ledger>(TestConfig(), std::move(*journal));
+    Status opened = ledger->Open();
+    EXPECT_TRUE(opened.has_value()) << opened.error().message;
+    return ledger;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(LedgerFileTest, ANewLedgerOnTheSameFileHasTheSameState) {
+  std::string charges, usage;
+  {
+    std::unique_ptr<Ledger> ledger = OpenLedger();
+    ASSERT_TRUE(ledger);
+    RunSteps(*ledger,
+             {
+                 {kReserve,
+                  {"team-a", "p1", "u1"},
+                  Gpus(3),
+                  "charged",
+                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+                 {kReserve,
+                  {"team-a", "p2", "u2"},
+                  {{kGpu, 1000}, {"gpu-equivalents", 1010}},
+                  "charged",
+                  "team-a{gpu-equivalents=1.01/6,nvidia.com/gpu=4/4}"},
+                 {kDryRun, {"team-c", "dry", "u"}, Gpus(1), "charged", ""},
+                 {kReserve, {"team-c", "p3", ""}, Gpus(7), "charged", "team-c{nvidia.com/gpu=7}"},
+                 {kReserve,
+                  {"team-a", "p1", "u1b"},
+                  Gpus(1),
+                  "charged",
+                  "team-a{gpu-equivalents=1.01/6,nvidia.com/gpu=2/4}"},
+                 {kRelease,
+                  {"team-a", "p2", "u2"},
+                  {},
+                  "released",
+                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                 {kRelease,
+                  {"team-a", "p1", "u1"},
+                  {},
+                  "not released",
+                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+             });
+    charges = RenderCharges(*ledger);
+    usage = RenderUsage(*ledger);
+  }
+  EXPECT_EQ(charges, "team-a/p1@u1b{nvidia.com/gpu=1} team-c/p3@{nvidia.com/gpu=7}");
+  std::unique_ptr<Ledger> reopened = OpenLedger();
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(RenderCharges(*reopened), charges);
+  EXPECT_EQ(RenderUsage(*reopened), usage);
+}
+
+}  // namespace
+}  // namespace gpugate::quota
