@@ -33,6 +33,12 @@ class PodBuilder {
   PodBuilder& Ephemeral(std::string name) {
     return Add(ContainerKind::kEphemeral, std::move(name));
   }
+  // An init container with restartPolicy Always: a sidecar that keeps running beside the pod.
+  PodBuilder& Sidecar(std::string name) {
+    Add(ContainerKind::kInit, std::move(name));
+    Last().restartPolicy = "Always";
+    return *this;
+  }
 
   PodBuilder& Limit(std::string resource, std::string value) {
     Last().limits.push_back({std::move(resource), {std::move(value)}});

@@ -1,0 +1,105 @@
+#include "quota/pod_charge.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "policy/resource_values.h"
+
+namespace gpugate::quota {
+namespace {
+
+using policy::ContainerKind;
+using policy::ContainerView;
+
+constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
+
+// Sums saturate rather than wrap: an absurd quantity must never turn into a small charge that
+// fits under a limit.
+int64_t AddSaturating(int64_t a, int64_t b) {
+  int64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? kSaturated : sum;
+}
+
+int64_t MulSaturating(int64_t a, int64_t b) {
+  int64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? kSaturated : product;
+}
+
+void AddTo(Amounts& total, const Amounts& more) {
+  for (const auto& [name, milli] : more) total[name] = AddSaturating(total[name], milli);
+}
+
+void MaxInto(Amounts& peak, const Amounts& candidate) {
+  for (const auto& [name, milli] : candidate) peak[name] = std::max(peak[name], milli);
+}
+
+// The container's request of one resource in milli-units, or 0 when it is not a valid whole
+// quantity (whole-units refuses the pod first). A value past int64 milli-units saturates.
+int64_t WholeMilli(const policy::QuantityText& text) {
+  std::optional<Quantity> q = policy::ValidWholeQuantity(text);
+  if (!q) return 0;
+  return q->ToMilli().value_or(kSaturated);
+}
+
+// The container's request of every managed resource: the request, or the limit when the request
+// is absent (Kubernetes defaults an extended resource's request to its limit).
+Amounts ContainerRequests(const ContainerView& c, const policy::Settings& settings) {
+  Amounts out;
+  for (const policy::ResourceEntry& e : c.requests) {
+    if (settings.Find(e.name) != nullptr) out[e.name] = WholeMilli(e.value);
+  }
+  for (const policy::ResourceEntry& e : c.limits) {
+    if (c.Request(e.name) == nullptr && settings.Find(e.name) != nullptr) {
+      out[e.name] = WholeMilli(e.value);
+    }
+  }
+  return out;
+}
+
+// Kubernetes' PodRequests (k8s.io/component-helpers/resource) for the managed resources.
+Amounts EffectiveRequests(const policy::PodSpecView& pod, const policy::Settings& settings) {
+  Amounts running;   // what the pod holds once started: regular containers and sidecars
+  Amounts sidecars;  // sidecars declared so far; they keep running while later inits run
+  Amounts initPeak;  // the most any point of the init sequence needs
+  for (const ContainerView& c : pod.containers) {  // init containers first, in order
+    if (c.kind == ContainerKind::kEphemeral) continue;
+    Amounts requests = ContainerRequests(c, settings);
+    if (c.kind == ContainerKind::kRegular) {
+      AddTo(running, requests);
+    } else if (c.restartPolicy == "Always") {
+      AddTo(running, requests);
+      AddTo(sidecars, requests);
+      MaxInto(initPeak, sidecars);
+    } else {
+      AddTo(requests, sidecars);
+      MaxInto(initPeak, requests);
+    }
+  }
+  MaxInto(running, initPeak);
+  return running;
+}
+
+}  // namespace
+
+Amounts PodCharge(const policy::PodSpecView& pod, const policy::Settings& settings,
+                  const QuotaConfig& config) {
+  Amounts charge = EffectiveRequests(pod, settings);
+  Amounts figures;
+  for (const auto& [figure, weights] : config.weights) {
+    int64_t total = 0;
+    for (const auto& [resource, weightMilli] : weights) {
+      auto it = charge.find(resource);
+      if (it == charge.end()) continue;
+      // Effective requests are whole units, so weight * units is exact in milli-units.
+      total = AddSaturating(total, MulSaturating(weightMilli, it->second / kMilli));
+    }
+    figures[figure] = total;
+  }
+  // Figure names never collide with managed resources (the config refuses that).
+  charge.merge(figures);
+  std::erase_if(charge, [](const auto& entry) { return entry.second == 0; });
+  return charge;
+}
+
+}  // namespace gpugate::quota

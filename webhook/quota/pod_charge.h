@@ -1,0 +1,21 @@
+// What a pod is charged: its effective request of every managed resource, as Kubernetes computes
+// it for scheduling and quota, plus the weighted figures built from those.
+#pragma once
+
+#include "policy/pod_view.h"
+#include "policy/settings.h"
+#include "quota/amounts.h"
+#include "quota/quota_config.h"
+
+namespace gpugate::quota {
+
+// Effective request per managed resource (requests, or limits where a request is absent):
+//   max(sum over regular containers + sum over sidecar init containers (restartPolicy Always),
+//       max over init containers i of (request of i + sidecars declared before i))
+// Ephemeral containers are not counted (Kubernetes gives them no resources). Invalid quantities
+// are skipped (validation refuses them first). Then every weighted figure in `config.weights`
+// is added: sum of weight * effective request. Zero entries are left out.
+Amounts PodCharge(const policy::PodSpecView& pod, const policy::Settings& settings,
+                  const QuotaConfig& config);
+
+}  // namespace gpugate::quota
