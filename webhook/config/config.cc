@@ -80,7 +80,19 @@ constexpr Field<Config> kTopLevelFields[] = {
     {"resources", ReadResources},
     {"mutation", ReadMutation},
     {"security", ReadSecurity},
+    // Read by ReadLaterSections once `resources` is known, wherever it appears in the file.
+    {"quota", [](const Cursor&, Config&) { return Status{}; }},
 };
+
+// The sections that refer to others, read after every other section is in `config`.
+Status ReadLaterSections(const Cursor& root, Config& config) {
+  for (auto it = root.node().begin(); it != root.node().end(); ++it) {
+    if (it->first.Scalar() == "quota") {
+      return ReadQuota(root.Entry("quota", it->first, it->second), config);
+    }
+  }
+  return {};
+}
 
 // May throw YAML::Exception from the parser; ParseConfig catches it.
 Result<Config> ParseDocuments(std::string_view yaml, std::string_view source) {
@@ -95,6 +107,7 @@ Result<Config> ParseDocuments(std::string_view yaml, std::string_view source) {
     return root.Fail("the top level must be a map of settings, got " + root.Describe());
   }
   if (auto st = ReadFields(root, kTopLevelFields, config); !st) return std::unexpected(st.error());
+  if (auto st = ReadLaterSections(root, config); !st) return std::unexpected(st.error());
   return config;
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/result.h"
 #include "policy/settings.h"
+#include "quota/quota_config.h"
 
 namespace gpugate::config {
 
@@ -19,11 +20,12 @@ struct TlsConfig {
 struct Config {
   std::string listen = "0.0.0.0:8443";  // HOST:PORT; port 0 picks a free port
   TlsConfig tls;
-  policy::Settings policy;  // resources, exemptNamespaces, mutation.*, security.*
+  policy::Settings policy;   // resources, exemptNamespaces, mutation.*, security.*
+  quota::QuotaConfig quota;  // quota.*: limits per namespace, weighted figures, the journal
 };
 
 // Parses YAML text. `source` names the file in error messages, e.g.
-//   "gpugate.yaml: mutation.coreLimit: must be 'request', 'off' or a number from 1 to 100, got 'abc'"
+//   gpugate.yaml:3: mutation.coreLimit: must be "request", "off" or an integer from 1 to 100, ...
 // An empty document yields the defaults.
 Result<Config> ParseConfig(std::string_view yaml, std::string_view source);
 

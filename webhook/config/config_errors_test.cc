@@ -34,12 +34,12 @@ TEST(ParseConfig, DocumentErrors) {
       {"listen\n", "gpugate.yaml:1: the top level must be a map of settings, got \"listen\""},
       {"listen: \"0.0.0.0:1\"\n---\nlisten: \"0.0.0.0:2\"\n",
        "gpugate.yaml:3: only one YAML document is allowed"},
-      {"quota: {}\n",
-       "gpugate.yaml:1: quota: unknown key (known: listen, tls, exemptNamespaces, resources, "
-       "mutation, security)"},
+      {"quotas: {}\n",
+       "gpugate.yaml:1: quotas: unknown key (known: listen, tls, exemptNamespaces, resources, "
+       "mutation, security, quota)"},
       {"listen: \"0.0.0.0:1\"\nListen: \"0.0.0.0:2\"\n",
        "gpugate.yaml:2: Listen: unknown key (known: listen, tls, exemptNamespaces, resources, "
-       "mutation, security)"},
+       "mutation, security, quota)"},
       {"security: {}\nlisten: \"0.0.0.0:1\"\nsecurity: {}\n",
        "gpugate.yaml:3: security: duplicate key (first at line 1)"},
       {"? [a]\n: 1\n", "gpugate.yaml:1: keys must be strings, got a list"},
@@ -221,6 +221,104 @@ TEST(ParseConfig, NamespaceMutationAndSecurityErrors) {
       {"security:\n  denyPrivileged: true\n",
        "gpugate.yaml:2: security.denyPrivileged: unknown key (known: denyVisibleDevicesEnv, "
        "denyPrivilegedGPU)"},
+  });
+}
+
+TEST(ParseConfig, QuotaErrors) {
+  ExpectErrors({
+      {"quota: [stateFile]\n", "gpugate.yaml:1: quota: must be a map, got a list"},
+      {"quota:\n", "gpugate.yaml:1: quota: must be a map, got null"},
+      {"quota:\n  statefile: /x\n",
+       "gpugate.yaml:2: quota.statefile: unknown key (known: stateFile, namespaces, weights)"},
+      {"quota:\n  stateFile: [/x]\n",
+       "gpugate.yaml:2: quota.stateFile: must be a string, got a list"},
+      {"quota:\n  namespaces: [team-a]\n",
+       "gpugate.yaml:2: quota.namespaces: must be a map, got a list"},
+      {"quota:\n  namespaces:\n", "gpugate.yaml:2: quota.namespaces: must be a map, got null"},
+      {"quota:\n  namespaces:\n    Team_A: {nvidia.com/gpu: 1}\n",
+       "gpugate.yaml:3: quota.namespaces.Team_A: must be a namespace name such as \"team-a\", got "
+       "\"Team_A\""},
+      {"quota:\n  namespaces:\n    team-a: 4\n",
+       "gpugate.yaml:3: quota.namespaces.team-a: must be a map, got \"4\""},
+      {"quota:\n  namespaces:\n    team-a: {}\n    team-b: {}\n    team-a: {}\n",
+       "gpugate.yaml:5: quota.namespaces.team-a: duplicate key (first at line 3)"},
+      {"quota:\n  namespaces:\n    team-a:\n      nvidia.com/gpu: 1\n      nvidia.com/gpu: 2\n",
+       "gpugate.yaml:5: quota.namespaces.team-a.nvidia.com/gpu: duplicate key (first at line 4)"},
+      {"quota:\n  namespaces:\n    team-a:\n      nvidia.com/gpus: 4\n",
+       "gpugate.yaml:4: quota.namespaces.team-a.nvidia.com/gpus: must be a resource gpugate "
+       "manages "
+       "(see resources) or a figure from quota.weights, got \"nvidia.com/gpus\""},
+      {"quota: {namespaces: {team-a: {cpu: 4}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.cpu: must be a resource gpugate manages (see "
+       "resources) or a figure from quota.weights, got \"cpu\""},
+      {"quota: {namespaces: {team-a: {\"nvidia.com/mig-*\": 4}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/mig-*: must be an exact resource name, "
+       "not a pattern, got \"nvidia.com/mig-*\""},
+      // The file replaces the built-in list, so amd.com/gpu is no longer managed.
+      {"quota: {namespaces: {team-a: {amd.com/gpu: 1}}}\nresources: [{name: nvidia.com/gpu}]\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.amd.com/gpu: must be a resource gpugate manages "
+       "(see resources) or a figure from quota.weights, got \"amd.com/gpu\""},
+      {"quota: {namespaces: {team-a: {gpu-equivalents: 4}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.gpu-equivalents: must be a resource gpugate "
+       "manages (see resources) or a figure from quota.weights, got \"gpu-equivalents\""},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: -1}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got \"-1\""},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: 0.0001}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got \"0.0001\""},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: 1e3}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got \"1e3\""},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: 4Gi}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got \"4Gi\""},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: 9223372036854775.808}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got \"9223372036854775.808\""},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: \"4\"}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got \"4\" (a quoted string)"},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: \"0.5\"}}}\n",
+       "gpugate.yaml:1: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got \"0.5\" (a quoted string)"},
+      {"quota:\n  namespaces:\n    team-a:\n      nvidia.com/gpu:\n",
+       "gpugate.yaml:4: quota.namespaces.team-a.nvidia.com/gpu: must be a non-negative number with "
+       "at most 3 decimals, got null"},
+      {"quota:\n  weights: [gpu-equivalents]\n",
+       "gpugate.yaml:2: quota.weights: must be a map, got a list"},
+      {"quota:\n  weights:\n    gpu equivalents: {nvidia.com/gpu: 1}\n",
+       "gpugate.yaml:3: quota.weights.gpu equivalents: must be a figure name such as "
+       "\"gpu-equivalents\", got \"gpu equivalents\""},
+      {"quota:\n  weights:\n    nvidia.com/gpu: {amd.com/gpu: 1}\n",
+       "gpugate.yaml:3: quota.weights.nvidia.com/gpu: is a managed resource; a figure needs a name "
+       "of its own, got \"nvidia.com/gpu\""},
+      {"quota:\n  weights:\n    nvidia.com/mig-all: {nvidia.com/gpu: 1}\n",
+       "gpugate.yaml:3: quota.weights.nvidia.com/mig-all: is a managed resource; a figure needs a "
+       "name of its own, got \"nvidia.com/mig-all\""},
+      {"quota:\n  weights:\n    gpu-equivalents: [nvidia.com/gpu]\n",
+       "gpugate.yaml:3: quota.weights.gpu-equivalents: must be a map, got a list"},
+      {"quota:\n  weights:\n    gpu-equivalents: {}\n",
+       "gpugate.yaml:3: quota.weights.gpu-equivalents: must weigh at least one resource"},
+      {"quota:\n  weights:\n    gpu-equivalents:\n      nvidia.com/gpu: 0\n",
+       "gpugate.yaml:4: quota.weights.gpu-equivalents.nvidia.com/gpu: must be a positive number "
+       "with at most 3 decimals, got \"0\""},
+      {"quota:\n  weights:\n    gpu-equivalents:\n      tencent.com/vcuda-core: 0.0001\n",
+       "gpugate.yaml:4: quota.weights.gpu-equivalents.tencent.com/vcuda-core: must be a positive "
+       "number with at most 3 decimals, got \"0.0001\""},
+      {"quota:\n  weights:\n    gpu-equivalents:\n      \"nvidia.com/mig-*\": 0.5\n",
+       "gpugate.yaml:4: quota.weights.gpu-equivalents.nvidia.com/mig-*: must be an exact resource "
+       "name, not a pattern, got \"nvidia.com/mig-*\""},
+      {"quota:\n  weights:\n    gpu-equivalents:\n      example.com/fpga: 1\n",
+       "gpugate.yaml:4: quota.weights.gpu-equivalents.example.com/fpga: must be a resource gpugate "
+       "manages (see resources), got \"example.com/fpga\""},
+      // A figure is made of resources, not of other figures.
+      {"quota:\n  weights:\n    a: {nvidia.com/gpu: 1}\n    b: {a: 2}\n",
+       "gpugate.yaml:4: quota.weights.b.a: must be a resource gpugate manages (see resources), got "
+       "\"a\""},
+      // quota is read after the other sections, so their mistakes are reported first.
+      {"quota: {stateFile: [x]}\nsecurity: {denyPrivilegedGPU: no}\n",
+       "gpugate.yaml:2: security.denyPrivilegedGPU: must be true or false, got \"no\""},
   });
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "quota/amounts.h"
+
 namespace gpugate::config {
 namespace {
 
@@ -68,11 +70,31 @@ std::string RenderSecurity(const Config& c) {
          " denyPrivilegedGPU=" + (c.policy.denyPrivilegedGPU ? "true" : "false");
 }
 
+// "name{resource=amount,...}" with amounts as decimals; zero limits are shown, unlike
+// quota::FormatAmounts, since a limit of 0 means something.
+std::string RenderAmounts(const std::string& name, const quota::Amounts& amounts) {
+  std::string out = name + "{";
+  for (const auto& [resource, milli] : amounts) {
+    if (out.back() != '{') out += ",";
+    out += resource + "=" + quota::FormatMilli(milli);
+  }
+  return out + "}";
+}
+
+std::string RenderQuota(const Config& c) {
+  std::string out = "stateFile=" + c.quota.stateFile;
+  for (const auto& [ns, limits] : c.quota.limits) out += "; " + RenderAmounts(ns, limits);
+  for (const auto& [figure, weights] : c.quota.weights) {
+    out += "; weights " + RenderAmounts(figure, weights);
+  }
+  return out;
+}
+
 std::string Render(const Config& c) {
   return "listen: " + RenderListen(c) + "\ntls: " + RenderTls(c) + "\nexempt: " + RenderExempt(c) +
          "\nresources: " + RenderResources(c) + "\nscheduler: " + RenderScheduler(c) +
          "\ntolerations: " + RenderTolerations(c) + "\ncoreLimit: " + RenderCoreLimit(c) + "\n" +
-         RenderSecurity(c) + "\n";
+         RenderSecurity(c) + "\nquota: " + RenderQuota(c) + "\n";
 }
 
 constexpr char kDefaultRendering[] =
@@ -86,7 +108,8 @@ constexpr char kDefaultRendering[] =
     "scheduler: \n"
     "tolerations: \n"
     "coreLimit: request\n"
-    "denyVisibleDevicesEnv=true denyPrivilegedGPU=true\n";
+    "denyVisibleDevicesEnv=true denyPrivilegedGPU=true\n"
+    "quota: stateFile=\n";
 
 TEST(ParseConfig, EmptyDocumentsGiveDefaults) {
   const char* inputs[] = {"", "\n", "# only a comment\n", "---\n", "~\n", "---\n---\n"};
@@ -160,6 +183,53 @@ TEST(ParseConfig, Values) {
   }
 }
 
+TEST(ParseConfig, QuotaValues) {
+  const ValueCase cases[] = {
+      {"quota: {stateFile: /var/lib/gpugate/ledger}", RenderQuota,
+       "stateFile=/var/lib/gpugate/ledger"},
+      {"quota: {stateFile: \"\"}", RenderQuota, "stateFile="},
+      {"quota: {}", RenderQuota, "stateFile="},
+      {"quota: {namespaces: {}, weights: {}}", RenderQuota, "stateFile="},
+      {"quota:\n"
+       "  namespaces:\n"
+       "    team-b: {nvidia.com/gpu: 0}\n"
+       "    team-a:\n"
+       "      nvidia.com/gpu: 4\n"
+       "      tencent.com/vcuda-core: 250.5\n"
+       "      nvidia.com/mig-1g.5gb: 0.001\n",
+       RenderQuota,
+       "stateFile=; team-a{nvidia.com/gpu=4,nvidia.com/mig-1g.5gb=0.001,"
+       "tencent.com/vcuda-core=250.5}; team-b{nvidia.com/gpu=0}"},
+      // A namespace with an empty map has no limits, as if it were not listed.
+      {"quota: {namespaces: {team-a: {}}}", RenderQuota, "stateFile=; team-a{}"},
+      {"quota: {namespaces: {team-a: {nvidia.com/gpu: 9223372036854775.807}}}", RenderQuota,
+       "stateFile=; team-a{nvidia.com/gpu=9223372036854775.807}"},
+      {"quota:\n"
+       "  weights:\n"
+       "    gpu-equivalents: {nvidia.com/gpu: 1, amd.com/gpu: 1, tencent.com/vcuda-core: 0.01}\n"
+       "    example.com/cost: {nvidia.com/mig-1g.5gb: 0.25}\n",
+       RenderQuota,
+       "stateFile=; weights example.com/cost{nvidia.com/mig-1g.5gb=0.25}; weights "
+       "gpu-equivalents{amd.com/gpu=1,nvidia.com/gpu=1,tencent.com/vcuda-core=0.01}"},
+      // Limits may name a figure defined later in the section.
+      {"quota:\n"
+       "  namespaces: {team-a: {gpu-equivalents: 6, nvidia.com/gpu: 4}}\n"
+       "  weights: {gpu-equivalents: {nvidia.com/gpu: 1}}\n",
+       RenderQuota,
+       "stateFile=; team-a{gpu-equivalents=6,nvidia.com/gpu=4}; weights "
+       "gpu-equivalents{nvidia.com/gpu=1}"},
+      // quota is checked against `resources` wherever the two appear in the file.
+      {"quota: {namespaces: {team-a: {example.com/fpga: 2}}}\n"
+       "resources: [{name: example.com/fpga}]\n",
+       RenderQuota, "stateFile=; team-a{example.com/fpga=2}"},
+  };
+  for (const auto& c : cases) {
+    auto got = ParseConfig(c.yaml, "gpugate.yaml");
+    ASSERT_TRUE(got.has_value()) << c.yaml << "\n" << got.error().message;
+    EXPECT_EQ(c.render(*got), c.want) << c.yaml;
+  }
+}
+
 // Every key of the file format, each set away from its default.
 constexpr char kFullExample[] = R"(listen: "[::]:9443"
 tls:
@@ -182,6 +252,13 @@ mutation:
 security:
   denyVisibleDevicesEnv: false
   denyPrivilegedGPU: false
+quota:
+  stateFile: /var/lib/gpugate/ledger
+  namespaces:
+    team-a: {nvidia.com/gpu: 4, gpu-equivalents: 6}
+    team-b: {nvidia.com/mig-1g.5gb: 2}
+  weights:
+    gpu-equivalents: {nvidia.com/gpu: 1, nvidia.com/mig-1g.5gb: 0.5}
 )";
 
 TEST(ParseConfig, FullExampleSetsEveryKey) {
@@ -197,7 +274,10 @@ TEST(ParseConfig, FullExampleSetsEveryKey) {
             "tolerations: key=gpu op=Exists value= effect=NoSchedule; key=dedicated op=Equal "
             "value=ml effect=NoExecute\n"
             "coreLimit: fixed 50\n"
-            "denyVisibleDevicesEnv=false denyPrivilegedGPU=false\n");
+            "denyVisibleDevicesEnv=false denyPrivilegedGPU=false\n"
+            "quota: stateFile=/var/lib/gpugate/ledger; team-a{gpu-equivalents=6,nvidia.com/gpu=4}; "
+            "team-b{nvidia.com/mig-1g.5gb=2}; weights "
+            "gpu-equivalents{nvidia.com/gpu=1,nvidia.com/mig-1g.5gb=0.5}\n");
   // Settings::Find sees the replaced list: exact names, then patterns.
   ASSERT_NE(got->policy.Find("nvidia.com/mig-1g.5gb"), nullptr);
   EXPECT_TRUE(got->policy.Find("nvidia.com/mig-1g.5gb")->isPattern);
@@ -269,7 +349,7 @@ TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
   EXPECT_EQ(failed.error().message,
             bad +
                 ":2: listen2: unknown key (known: listen, tls, exemptNamespaces, resources, "
-                "mutation, security)");
+                "mutation, security, quota)");
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }

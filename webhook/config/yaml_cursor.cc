@@ -11,10 +11,17 @@ namespace {
 
 int LineOf(const YAML::Node& node) { return node.Mark().line + 1; }  // yaml-cpp counts from 0
 
+bool AllDigits(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// True for text that would be a bool or a number ("2", "-1", "0.01") if it were not quoted.
 bool LooksTyped(std::string_view text) {
   if (text == "true" || text == "false") return true;
   if (text.starts_with('-')) text.remove_prefix(1);
-  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+  size_t dot = text.find('.');
+  if (dot == std::string_view::npos) return AllDigits(text);
+  return AllDigits(text.substr(0, dot)) && AllDigits(text.substr(dot + 1));
 }
 
 std::string JoinKeys(std::span<const std::string_view> keys) {
@@ -112,8 +119,9 @@ Status Cursor::ReadPositiveInteger(int64_t& out) const {
   return {};
 }
 
-Status VisitMap(const Cursor& map, std::span<const std::string_view> known,
-                const std::function<Status(size_t, const Cursor&)>& visit) {
+Status VisitEntries(const Cursor& map,
+                    const std::function<Status(const std::string& key, const Cursor& keyAt,
+                                               const Cursor& value)>& visit) {
   if (!map.node().IsMap()) return map.FailExpected("a map");
   std::vector<std::pair<std::string, int>> seen;  // key, line
   for (auto it = map.node().begin(); it != map.node().end(); ++it) {
@@ -127,12 +135,20 @@ Status VisitMap(const Cursor& map, std::span<const std::string_view> known,
       if (k == key) return keyAt.Fail("duplicate key (first at line " + std::to_string(line) + ")");
     }
     seen.emplace_back(key, keyAt.line());
-    size_t i = 0;
-    while (i < known.size() && known[i] != key) ++i;
-    if (i == known.size()) return keyAt.Fail("unknown key (known: " + JoinKeys(known) + ")");
-    if (auto st = visit(i, map.Entry(key, it->first, it->second)); !st) return st;
+    if (auto st = visit(key, keyAt, map.Entry(key, it->first, it->second)); !st) return st;
   }
   return {};
+}
+
+Status VisitMap(const Cursor& map, std::span<const std::string_view> known,
+                const std::function<Status(size_t, const Cursor&)>& visit) {
+  return VisitEntries(
+      map, [&](const std::string& key, const Cursor& keyAt, const Cursor& value) -> Status {
+        size_t i = 0;
+        while (i < known.size() && known[i] != key) ++i;
+        if (i == known.size()) return keyAt.Fail("unknown key (known: " + JoinKeys(known) + ")");
+        return visit(i, value);
+      });
 }
 
 Status VisitList(const Cursor& list, const std::function<Status(const Cursor&)>& visit) {

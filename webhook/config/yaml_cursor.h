@@ -63,6 +63,14 @@ class Cursor {
   int line_;  // 1-based; 0 when yaml-cpp has no position
 };
 
+// Walks the entries of a map whose keys the user chooses (namespaces, resource names). Rejects
+// a value that is not a map, keys that are not scalars and duplicate keys, then calls `visit`
+// with each key, a cursor on the key (for messages about the key itself) and the value's
+// cursor, stopping at the first error.
+Status VisitEntries(const Cursor& map,
+                    const std::function<Status(const std::string& key, const Cursor& keyAt,
+                                               const Cursor& value)>& visit);
+
 // Walks the entries of a map. Rejects a value that is not a map, keys that are not scalars,
 // duplicate keys and keys not in `known` ("unknown key (known: a, b)"), then calls `visit`
 // with the index in `known` of each key and the value's cursor, stopping at the first error.
