@@ -47,7 +47,7 @@ std::string Render(const std::string& route, const fs::path& dir, const std::str
   std::string body = ReadFile((dir / (name + std::string(kRequestSuffix))).string());
   auto request = review::DecodeReview(body);
   if (!request) return "decode error: " + request.error().message + "\n";
-  admission::Handler handler(SettingsFor(dir, name));
+  admission::Handler handler(SettingsFor(dir, name), /*ledger=*/nullptr);
   review::Decision d = route == "mutate" ? handler.Mutate(*request) : handler.Validate(*request);
   json response = json::parse(review::EncodeResponse(*request, d));
   json out = {{"response", response}, {"decodedPatch", DecodedPatch(response)}};

@@ -19,21 +19,22 @@ extern char** environ;
 namespace gpugate::testing {
 namespace {
 
-// Spawns the gpugate binary with stdout and stderr on a pipe; returns the pid and read end.
-std::pair<pid_t, int> Spawn(const std::vector<std::string>& args) {
+// Spawns `program` (argv[0] is the program itself) with stdout and stderr on a pipe; returns the
+// pid and read end.
+std::pair<pid_t, int> Spawn(const std::string& program, const std::vector<std::string>& args) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return {-1, -1};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  std::vector<std::string> argv = {GPUGATE_BINARY};
+  std::vector<std::string> argv = {program};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargs;
   for (auto& a : argv) cargs.push_back(a.data());
   cargs.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, GPUGATE_BINARY, &actions, nullptr, cargs.data(), environ);
+  int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, cargs.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
@@ -73,8 +74,10 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-Exit RunGpugate(const std::vector<std::string>& args) {
-  auto [pid, fd] = Spawn(args);
+Exit RunGpugate(const std::vector<std::string>& args) { return RunProgram(GPUGATE_BINARY, args); }
+
+Exit RunProgram(const std::string& program, const std::vector<std::string>& args) {
+  auto [pid, fd] = Spawn(program, args);
   Exit result;
   if (pid < 0) return result;
   char buf[4096];
@@ -86,13 +89,15 @@ Exit RunGpugate(const std::vector<std::string>& args) {
 }
 
 GpugateServer::GpugateServer(std::vector<std::string> extraArgs) {
+  // Tests kill servers mid-request; writing to the dead connection must fail, not kill the test.
+  signal(SIGPIPE, SIG_IGN);
   Exit certs = RunGpugate({"certs", "--out", dir_.path(), "--host", "127.0.0.1"});
   EXPECT_EQ(certs.code, 0) << certs.output;
   caFile_ = dir_.File("ca.crt");
   std::vector<std::string> args = {"serve", "--listen", "127.0.0.1:0", "--tls-cert",
                                    dir_.File("tls.crt"), "--tls-key", dir_.File("tls.key")};
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
-  auto [pid, fd] = Spawn(args);
+  auto [pid, fd] = Spawn(GPUGATE_BINARY, args);
   pid_ = pid;
   EXPECT_GT(pid_, 0) << "cannot start " << GPUGATE_BINARY;
   drain_ = std::thread([this, fd = fd] {
@@ -140,6 +145,13 @@ std::unique_ptr<httplib::SSLClient> GpugateServer::Client() const {
   client->set_connection_timeout(5, 0);
   client->set_read_timeout(10, 0);
   return client;
+}
+
+void GpugateServer::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  WaitExit(pid_);
+  pid_ = -1;
 }
 
 int GpugateServer::Stop() {

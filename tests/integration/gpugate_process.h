@@ -37,6 +37,8 @@ struct Exit {
 
 // Runs `gpugate ARGS...` to completion.
 Exit RunGpugate(const std::vector<std::string>& args);
+// Runs `program ARGS...` to completion; `program` is a path (no PATH search) and its own argv[0].
+Exit RunProgram(const std::string& program, const std::vector<std::string>& args);
 
 // `gpugate serve` on 127.0.0.1 with a free port, certificates made by `gpugate certs`.
 class GpugateServer {
@@ -52,6 +54,8 @@ class GpugateServer {
   std::unique_ptr<httplib::SSLClient> Client() const;
   // Sends SIGTERM and waits; returns the exit status.
   int Stop();
+  // Sends SIGKILL (no chance to flush or clean up) and waits.
+  void Kill();
   // Everything the server wrote to stdout and stderr so far (JSON log lines).
   std::string Logs();
   // Waits until the logs contain `needle`; false on timeout or when the process has exited.

@@ -11,7 +11,7 @@ json MakeReview(const json& object, const ReviewOptions& o) {
            {{"uid", o.uid},
             {"kind", {{"group", o.group}, {"version", o.version}, {"kind", o.kind}}},
             {"resource", {{"group", o.group}, {"version", o.version}, {"resource", o.resource}}},
-            {"name", object.value("/metadata/name"_json_pointer, "")},
+            {"name", object.is_object() ? object.value("/metadata/name"_json_pointer, "") : ""},
             {"namespace", o.ns},
             {"operation", o.operation},
             {"userInfo", {{"username", "alice"}}},

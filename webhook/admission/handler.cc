@@ -2,6 +2,7 @@
 
 #include "policy/mutation.h"
 #include "policy/rule.h"
+#include "quota/pod_charge.h"
 #include "review/json_patch.h"
 
 namespace gpugate::admission {
@@ -16,38 +17,106 @@ review::Decision DenyAll(const std::vector<policy::Violation>& violations) {
   return review::Denied(std::string(violations.front().rule), std::move(message));
 }
 
+bool IsPodResource(const review::AdmissionRequest& r) { return r.IsPod() && r.resource == "pods"; }
+
+bool IsTerminal(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
+
+const policy::PodSpecView* PodSpec(const review::AdmissionRequest& r) {
+  for (const auto& pod : r.object.podSpecs) {
+    if (pod.pointer == "/spec") return &pod;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-std::optional<review::Decision> Handler::Skip(const review::AdmissionRequest& request) const {
+Handler::Handler(policy::Settings settings, quota::Ledger* ledger)
+    : settings_(std::move(settings)), ledger_(ledger) {}
+
+std::optional<review::Decision> Handler::Check(const review::AdmissionRequest& request) const {
   if (settings_.IsExempt(request.ns)) return review::Allowed("exempt-namespace");
   if (request.operation == "DELETE" || request.operation == "CONNECT") {
     return review::Allowed("not-checked");
   }
   if (!request.hasObject) return review::Allowed("no-object");
+  // Status writes come from the kubelet and controllers, not users; an object being deleted
+  // must stay updatable so its finalizers can be removed, even if it predates gpugate's rules.
+  if (!request.subResource.empty()) return review::Allowed("subresource");
+  if (request.operation == "UPDATE" && request.objectMeta.deleting) {
+    return review::Allowed("deleting");
+  }
+  auto violations = policy::Validate(request.object, settings_);
+  if (!violations.empty()) return DenyAll(violations);
   return std::nullopt;
 }
 
 review::Decision Handler::Validate(const review::AdmissionRequest& request) const {
-  if (auto skip = Skip(request)) return *skip;
-  auto violations = policy::Validate(request.object, settings_);
-  if (!violations.empty()) return DenyAll(violations);
+  if (ledger_ && IsPodResource(request) && !settings_.IsExempt(request.ns)) {
+    if (request.operation == "DELETE" && request.subResource.empty()) return Release(request);
+    if (request.operation == "UPDATE" && request.subResource == "status" &&
+        IsTerminal(request.phase)) {
+      return Release(request);
+    }
+  }
+  if (auto decided = Check(request)) return *decided;
+  if (ledger_ && IsPodResource(request) && request.operation == "CREATE") return Charge(request);
   return review::Allowed(request.object.podSpecs.empty() ? "no-pod-spec" : "valid");
 }
 
+review::Decision Handler::Charge(const review::AdmissionRequest& request) const {
+  const policy::PodSpecView* spec = PodSpec(request);
+  if (!spec) return review::Allowed("valid");
+  quota::Amounts amounts = quota::PodCharge(*spec, settings_, ledger_->config());
+  if (amounts.empty()) return review::Allowed("valid");  // not a GPU pod: nothing to account
+  quota::PodRef pod{request.ns,
+                    request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
+                    request.objectMeta.uid};
+  auto reserved = ledger_->Reserve(pod, amounts, request.dryRun);
+  if (!reserved) {
+    // The charge could not be made durable: refusing is the only answer that keeps quota exact.
+    review::Decision d = review::Denied(
+        "quota-unavailable", "gpugate could not record the quota charge: " +
+                                 reserved.error().message);
+    d.code = 500;
+    return d;
+  }
+  switch (reserved->outcome) {
+    case quota::ReserveOutcome::kExceeded:
+      return review::Denied("quota-exceeded", reserved->message);
+    case quota::ReserveOutcome::kAlreadyCharged:
+      return review::Allowed("already-charged");
+    case quota::ReserveOutcome::kCharged:
+      break;
+  }
+  return review::Allowed(request.dryRun ? "dry-run" : "charged");
+}
+
+review::Decision Handler::Release(const review::AdmissionRequest& request) const {
+  if (request.dryRun) return review::Allowed("dry-run");
+  const review::ObjectMeta& meta =
+      request.operation == "DELETE" ? request.oldObjectMeta : request.objectMeta;
+  quota::PodRef pod{request.ns, meta.name.empty() ? request.name : meta.name, meta.uid};
+  auto released = ledger_->Release(pod);
+  if (!released) {
+    // A failed journal write must not block a delete or a status update: the charge stays until
+    // the next release of this pod, which errs on the side of the limit.
+    return review::Allowed("release-failed");
+  }
+  return review::Allowed(*released ? "released" : "not-charged");
+}
+
 review::Decision Handler::Mutate(const review::AdmissionRequest& request) const {
-  review::Decision validated = Validate(request);
-  if (!validated.allowed) return validated;
-  if (validated.reason == "exempt-namespace") return validated;
+  if (auto decided = Check(request)) {
+    if (!decided->allowed || decided->reason == "exempt-namespace") return *decided;
+  }
   if (!request.IsPod() || request.operation != "CREATE" || !request.subResource.empty()) {
     return review::Allowed("not-mutated");
   }
-  for (const policy::PodSpecView& pod : request.object.podSpecs) {
-    if (pod.pointer != "/spec") continue;
-    policy::MutationPlan plan = policy::PlanMutation(pod, settings_);
-    if (plan.Empty()) return review::Allowed("unchanged");
-    return review::Patched("patched", review::BuildPatch(pod, plan));
-  }
-  return review::Allowed("no-pod-spec");
+  const policy::PodSpecView* spec = PodSpec(request);
+  if (!spec) return review::Allowed("no-pod-spec");
+  policy::MutationPlan plan = policy::PlanMutation(*spec, settings_);
+  if (plan.Empty()) return review::Allowed("unchanged");
+  return review::Patched("patched", review::BuildPatch(*spec, plan));
 }
 
 }  // namespace gpugate::admission

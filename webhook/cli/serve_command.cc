@@ -8,6 +8,8 @@
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "config/config.h"
+#include "quota/journal.h"
+#include "quota/ledger.h"
 #include "transport/log.h"
 #include "transport/server.h"
 
@@ -55,6 +57,9 @@ int RunServe(const std::vector<std::string>& args) {
     return 2;
   }
   transport::InitJsonLogging();
+  // A caller that hangs up mid-response must cost one failed write, not the process: OpenSSL
+  // writes to the socket with write(2), which raises SIGPIPE on a closed connection.
+  signal(SIGPIPE, SIG_IGN);
   auto cfg = LoadServeConfig(*flags);
   if (!cfg) {
     transport::LogLine("invalid configuration").Str("error", cfg.error().message).Error();
@@ -65,7 +70,25 @@ int RunServe(const std::vector<std::string>& args) {
     transport::LogLine("invalid configuration").Str("error", "listen: " + listen.error().message).Error();
     return 1;
   }
-  admission::Handler handler(cfg->policy);
+  std::unique_ptr<quota::Journal> journal;
+  if (!cfg->quota.stateFile.empty()) {
+    auto opened = quota::OpenFileJournal(cfg->quota.stateFile);
+    if (!opened) {
+      transport::LogLine("cannot open quota state")
+          .Str("error", "quota.stateFile: " + opened.error().message)
+          .Error();
+      return 1;
+    }
+    journal = std::move(*opened);
+  }
+  quota::Ledger ledger(cfg->quota, std::move(journal));
+  if (auto ok = ledger.Open(); !ok) {
+    transport::LogLine("cannot load quota state")
+        .Str("error", "quota.stateFile: " + ok.error().message)
+        .Error();
+    return 1;
+  }
+  admission::Handler handler(cfg->policy, &ledger);
   transport::Server server({.listen = *listen, .certFile = cfg->tls.certFile,
                             .keyFile = cfg->tls.keyFile},
                            handler);

@@ -39,6 +39,17 @@ Result<void> CheckEnvelope(const json& doc) {
   return {};
 }
 
+ObjectMeta MetaOf(const json& object) {
+  ObjectMeta meta;
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return meta;
+  meta.name = StringAt(*m, "name");
+  meta.uid = StringAt(*m, "uid");
+  auto d = m->find("deletionTimestamp");
+  meta.deleting = d != m->end() && !d->is_null();
+  return meta;
+}
+
 }  // namespace
 
 Result<AdmissionRequest> DecodeReview(std::string_view body) {
@@ -67,12 +78,19 @@ Result<AdmissionRequest> DecodeReview(std::string_view body) {
       out.object.shapeErrors.push_back({"request.object", "must be object"});
     } else {
       out.object = FindPodSpecs(*o);
+      out.objectMeta = MetaOf(*o);
+      if (auto st = o->find("status"); st != o->end() && st->is_object()) {
+        out.phase = StringAt(*st, "phase");
+      }
       if (out.ns.empty()) {
         if (auto m = o->find("metadata"); m != o->end() && m->is_object()) {
           out.ns = StringAt(*m, "namespace");
         }
       }
     }
+  }
+  if (auto o = req.find("oldObject"); o != req.end() && o->is_object()) {
+    out.oldObjectMeta = MetaOf(*o);
   }
   return out;
 }

@@ -21,6 +21,13 @@ struct GroupVersionKind {
   std::string kind;
 };
 
+// Identity of the object (or old object) under review, from its metadata.
+struct ObjectMeta {
+  std::string name;  // set by the apiserver before validation, even for generateName
+  std::string uid;   // set before validating admission on CREATE
+  bool deleting = false;  // metadata.deletionTimestamp is set
+};
+
 struct AdmissionRequest {
   std::string apiVersion;  // of the envelope: "admission.k8s.io/v1" or ".../v1beta1"
   std::string uid;
@@ -33,6 +40,9 @@ struct AdmissionRequest {
   bool dryRun = false;
   bool hasObject = false;     // request.object is present and not null
   policy::ObjectView object;  // pod specs found anywhere in request.object
+  ObjectMeta objectMeta;      // request.object.metadata
+  ObjectMeta oldObjectMeta;   // request.oldObject.metadata (DELETE and UPDATE)
+  std::string phase;          // request.object.status.phase, for Pods
 
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
 };
