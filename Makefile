@@ -4,7 +4,9 @@ JOBS ?= 2
 GPUGATE := $(BUILD)/webhook/gpugate
 DEV_CERTS := certs/dev
 
-.PHONY: all deps build test run certs format clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps build test run certs install format clean
 
 all: build
 
@@ -29,6 +31,10 @@ certs: build $(DEV_CERTS)/tls.crt
 run: build $(DEV_CERTS)/tls.crt
 	$(GPUGATE) serve --listen 127.0.0.1:8443 \
 	  --tls-cert $(DEV_CERTS)/tls.crt --tls-key $(DEV_CERTS)/tls.key
+
+# gpugate and the kubectl plugin link kubectl-gpuquota into $(PREFIX)/bin.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 format:
 	find webhook tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i

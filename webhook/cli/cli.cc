@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include <filesystem>
 #include <iostream>
 
 #ifndef GPUGATE_VERSION
@@ -13,20 +14,27 @@ constexpr const char* kUsage = R"(gpugate: a Kubernetes admission webhook for GP
 
 Usage:
   gpugate serve [--config FILE] [--listen HOST:PORT] [--tls-cert FILE] [--tls-key FILE]
-      Serve /validate, /mutate, /healthz, /readyz and /metrics over HTTPS.
+      Serve /validate, /mutate, /quota, /healthz, /readyz and /metrics over HTTPS.
   gpugate certs --out DIR [--service NAME] [--namespace NS] [--days N] [--host H]...
       Write ca.crt, tls.crt and tls.key for the webhook Service; print the caBundle.
+  gpugate quota [--server URL] [--cacert FILE | --insecure-skip-tls-verify]
+                [--tls-server-name NAME] [-n|--namespace NS] [-o|--output table|json]
+      Print the GPU quota usage of a running gpugate (GET /quota). Also installed as the
+      kubectl plugin `kubectl gpuquota`.
   gpugate version
       Print the version.
   gpugate --help
       Print this help.
 
-Documentation: docs/ in the source tree (configuration.md, rules.md, deployment.md).
+Documentation: docs/ in the source tree (configuration.md, rules.md, quota.md, deployment.md).
 )";
 
 }  // namespace
 
-int Run(const std::vector<std::string>& args) {
+int Run(std::string_view program, const std::vector<std::string>& args) {
+  if (std::filesystem::path(program).filename() == "kubectl-gpuquota") {
+    return RunQuota(args, "kubectl gpuquota");
+  }
   if (args.empty()) {
     std::cerr << kUsage;
     return 2;
@@ -43,6 +51,7 @@ int Run(const std::vector<std::string>& args) {
   }
   if (command == "serve") return RunServe(rest);
   if (command == "certs") return RunCerts(rest);
+  if (command == "quota") return RunQuota(rest);
   std::cerr << "gpugate: unknown command \"" << command << "\"\n\n" << kUsage;
   return 2;
 }

@@ -2,15 +2,19 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpugate::cli {
 
-// Runs the command line (without argv[0]); returns the process exit code.
-// 0 success, 1 failure at run time, 2 a usage error.
-int Run(const std::vector<std::string>& args);
+// Runs the command line; returns the process exit code: 0 success, 1 failure at run time,
+// 2 a usage error. `program` is argv[0] and `args` the rest. Invoked through a link named
+// `kubectl-gpuquota` (so `kubectl gpuquota` finds it as a plugin), it runs `quota` with `args`.
+int Run(std::string_view program, const std::vector<std::string>& args);
 
 int RunServe(const std::vector<std::string>& args);
 int RunCerts(const std::vector<std::string>& args);
+// `command` is how the user invoked it, for messages: "gpugate quota" or "kubectl gpuquota".
+int RunQuota(const std::vector<std::string>& args, std::string_view command = "gpugate quota");
 
 }  // namespace gpugate::cli

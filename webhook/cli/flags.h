@@ -1,5 +1,6 @@
-// A small command-line flag parser: `--name value`, `--name=value` and boolean `--name`.
-// Unknown flags and missing values are errors naming the flag.
+// A small command-line flag parser: `--name value`, `--name=value` and boolean `--name`, and for
+// flags with a one-letter alias also `-o value`, `-o=value` and `-ovalue` (as kubectl's `-ojson`).
+// Unknown flags and missing values are errors naming the flag. A lone `-` is positional.
 #pragma once
 
 #include <map>
@@ -16,6 +17,7 @@ namespace gpugate::cli {
 struct FlagSpec {
   std::string_view name;  // without the leading dashes
   bool takesValue = true;
+  char shortName = '\0';  // `-x` alias, '\0' for none; values are stored under `name`
 };
 
 class Flags {

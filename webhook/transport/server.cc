@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "quota/report.h"
 #include "review/admission_review.h"
 #include "transport/log.h"
 
@@ -132,7 +133,19 @@ void Server::Routes() {
     res.set_content(ready_ ? "ok\n" : "not ready\n", "text/plain");
   });
   http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_.Render(), "text/plain; version=0.0.4");
+    std::string body = metrics_.Render();
+    if (const quota::Ledger* ledger = handler_.ledger()) body += quota::UsagePrometheus(ledger->Usage());
+    res.set_content(body, "text/plain; version=0.0.4");
+  });
+  http_->Get("/quota", [this](const httplib::Request& req, httplib::Response& res) {
+    const quota::Ledger* ledger = handler_.ledger();
+    if (!ledger) {
+      res.status = 404;
+      res.set_content("quota accounting is off\n", "text/plain");
+      return;
+    }
+    res.set_content(quota::UsageJson(ledger->Usage(req.get_param_value("namespace"))),
+                    "application/json");
   });
   // Reviews are POSTs; say so instead of a bare 404 for the other methods.
   for (const char* path : {"/validate", "/mutate"}) {
