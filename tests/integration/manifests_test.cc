@@ -1,0 +1,716 @@
+// The shipped manifests as an operator applies them: the output of `kubectl kustomize` for the
+// base and the cert-manager overlay, checked against what docs/deployment.md promises (the objects,
+// the Deployment's hardening, the single replica the local quota ledger needs, the webhook
+// registrations, a config gpugate itself accepts) and against each other (Secret, ConfigMap,
+// PersistentVolumeClaim, Service, PodDisruptionBudget and Certificate wiring).
+// Needs kubectl 1.24 or later on PATH. GPUGATE_MANIFESTS_DIR=DIR renders a copy of manifests/
+// instead, e.g. a deliberately broken one, to see a check fail.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "config/config.h"
+
+extern char** environ;
+
+namespace gpugate::testing {
+namespace {
+
+constexpr std::string_view kNamespace = "gpugate-system";
+constexpr std::string_view kTlsSecret = "gpugate-tls";  // written by tools/install-certs.sh
+constexpr std::string_view kConfigMap = "gpugate-config";
+constexpr std::string_view kStateClaim = "gpugate-state";  // holds quota.stateFile
+// The host the API server dials for clientConfig.service gpugate-system/gpugate.
+constexpr std::string_view kServiceHost = "gpugate.gpugate-system.svc";
+constexpr std::string_view kInjectCaFrom = "cert-manager.io/inject-ca-from";
+
+// ---- Running kubectl ----------------------------------------------------------------------------
+
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      return out;
+    }
+  }
+}
+
+std::string DescribeExit(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended abnormally";
+}
+
+// Runs `kubectl kustomize DIR`: the rendered YAML, or what went wrong with kubectl's stderr.
+Result<std::string> Kustomize(const std::string& dir) {
+  const std::string command = "`kubectl kustomize " + dir + "`";
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> err(std::tmpfile(), &std::fclose);
+  int out[2];
+  if (!err || pipe2(out, O_CLOEXEC) != 0) return Fail(command + ": " + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fileno(err.get()), STDERR_FILENO);
+  std::string kubectl = "kubectl", verb = "kustomize", path = dir;
+  char* argv[] = {kubectl.data(), verb.data(), path.data(), nullptr};
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, "kubectl", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (rc != 0) {
+    close(out[0]);
+    return Fail(command + ": cannot run kubectl (" + std::strerror(rc) +
+                "); these tests need kubectl 1.24 or later on PATH");
+  }
+  std::string yaml = ReadAll(out[0]);
+  close(out[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return yaml;
+  lseek(fileno(err.get()), 0, SEEK_SET);
+  return Fail(command + " " + DescribeExit(status) + ":\n" + ReadAll(fileno(err.get())));
+}
+
+// ---- Reading YAML without exceptions -----------------------------------------------------------
+// Missing keys and wrong shapes read as undefined nodes and empty strings, so a broken manifest
+// fails an expectation with its value instead of throwing from yaml-cpp.
+
+YAML::Node Undefined() { return YAML::Node(YAML::NodeType::Undefined); }
+
+// The value under one key, taken whole (for keys with dots: annotations, `config.yaml`).
+YAML::Node Child(const YAML::Node& node, std::string_view key) {
+  if (!node.IsDefined() || !node.IsMap()) return Undefined();
+  const YAML::Node child = node[std::string(key)];
+  return child.IsDefined() ? child : Undefined();
+}
+
+// The value under a dotted path of keys, e.g. "spec.template.spec".
+YAML::Node At(const YAML::Node& node, std::string_view path) {
+  const size_t dot = path.find('.');
+  const YAML::Node child = Child(node, path.substr(0, dot));
+  return dot == std::string_view::npos ? child : At(child, path.substr(dot + 1));
+}
+
+std::string Str(const YAML::Node& node) {
+  return node.IsDefined() && node.IsScalar() ? node.Scalar() : "";
+}
+
+std::vector<YAML::Node> Items(const YAML::Node& node) {
+  std::vector<YAML::Node> items;
+  if (node.IsDefined() && node.IsSequence()) {
+    for (const YAML::Node& item : node) items.push_back(item);
+  }
+  return items;
+}
+
+std::vector<std::string> Strs(const YAML::Node& node) {
+  std::vector<std::string> out;
+  for (const YAML::Node& item : Items(node)) out.push_back(Str(item));
+  return out;
+}
+
+std::optional<long long> Int(const YAML::Node& node) {
+  const std::string s = Str(node);
+  long long value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// The first item of a list whose `field` is `value`; undefined when none is.
+YAML::Node ItemWith(const YAML::Node& list, std::string_view field, std::string_view value) {
+  for (const YAML::Node& item : Items(list)) {
+    if (Str(At(item, field)) == value) return item;
+  }
+  return Undefined();
+}
+
+// True when every label the selector's matchLabels asks for is on `labels` (and it asks for one).
+bool Selects(const YAML::Node& matchLabels, const YAML::Node& labels) {
+  if (!matchLabels.IsDefined() || !matchLabels.IsMap() || matchLabels.size() == 0) return false;
+  for (const auto& kv : matchLabels) {
+    if (Str(Child(labels, kv.first.Scalar())) != Str(kv.second)) return false;
+  }
+  return true;
+}
+
+// ---- The rendered objects ----------------------------------------------------------------------
+
+struct Rendering {
+  std::vector<YAML::Node> objects;
+
+  YAML::Node Find(std::string_view kind, std::string_view ns, std::string_view name) const {
+    for (const YAML::Node& o : objects) {
+      if (Str(At(o, "kind")) == kind && Str(At(o, "metadata.namespace")) == ns &&
+          Str(At(o, "metadata.name")) == name) {
+        return o;
+      }
+    }
+    return Undefined();
+  }
+  std::vector<YAML::Node> OfKind(std::string_view kind) const {
+    std::vector<YAML::Node> out;
+    for (const YAML::Node& o : objects) {
+      if (Str(At(o, "kind")) == kind) out.push_back(o);
+    }
+    return out;
+  }
+};
+
+Result<Rendering> Render(const std::string& dir) {
+  auto yaml = Kustomize(dir);
+  if (!yaml) return std::unexpected(yaml.error());
+  try {
+    Rendering rendering;
+    for (const YAML::Node& doc : YAML::LoadAll(*yaml)) {
+      if (doc.IsMap()) rendering.objects.push_back(doc);
+    }
+    return rendering;
+  } catch (const YAML::Exception& e) {
+    return Fail("`kubectl kustomize " + dir + "` printed YAML that does not parse: " + e.what());
+  }
+}
+
+// Each directory is rendered once per test run.
+const Result<Rendering>& Rendered(const std::string& dir) {
+  static std::map<std::string, Result<Rendering>> cache;
+  auto it = cache.find(dir);
+  if (it == cache.end()) it = cache.emplace(dir, Render(dir)).first;
+  return it->second;
+}
+
+std::string ManifestsDir() {
+  const char* dir = std::getenv("GPUGATE_MANIFESTS_DIR");
+  return dir != nullptr ? dir : std::string(GPUGATE_SOURCE_DIR) + "/manifests";
+}
+
+// "apiVersion Kind namespace/name", or "apiVersion Kind name" for a cluster-scoped object.
+std::string Identity(const YAML::Node& o) {
+  const std::string ns = Str(At(o, "metadata.namespace"));
+  return Str(At(o, "apiVersion")) + " " + Str(At(o, "kind")) + " " + (ns.empty() ? "" : ns + "/") +
+         Str(At(o, "metadata.name"));
+}
+
+// ---- Fixtures ----------------------------------------------------------------------------------
+
+class RenderedManifests : public ::testing::Test {
+ protected:
+  // Renders manifests/<subdir>; a fatal failure (so the test body is skipped) when that fails.
+  void RenderOrFail(const std::string& subdir) {
+    const Result<Rendering>& rendered = Rendered(ManifestsDir() + subdir);
+    ASSERT_TRUE(rendered) << rendered.error().message;
+    rendering_ = &*rendered;
+  }
+
+  // The object; the test fails when it is not rendered. Cluster-scoped objects take ns "".
+  YAML::Node Object(std::string_view kind, std::string_view name,
+                    std::string_view ns = kNamespace) {
+    YAML::Node o = rendering_->Find(kind, ns, name);
+    EXPECT_TRUE(o.IsDefined()) << kind << " " << ns << "/" << name << " is not rendered";
+    return o;
+  }
+  YAML::Node PodSpec() { return At(Object("Deployment", "gpugate"), "spec.template.spec"); }
+  YAML::Node GpugateContainer() { return ItemWith(At(PodSpec(), "containers"), "name", "gpugate"); }
+
+  // The gpugate container's mount of the volume whose `sourceField` (e.g. "secret.secretName")
+  // is `source`; undefined when there is none.
+  YAML::Node MountOf(std::string_view sourceField, std::string_view source) {
+    const YAML::Node volume = ItemWith(At(PodSpec(), "volumes"), sourceField, source);
+    if (!volume.IsDefined()) return Undefined();
+    return ItemWith(At(GpugateContainer(), "volumeMounts"), "name", Str(At(volume, "name")));
+  }
+
+  Result<config::Config> ShippedConfig() {
+    const std::string text = Str(Child(At(Object("ConfigMap", kConfigMap), "data"), "config.yaml"));
+    if (text.empty()) return Fail("ConfigMap gpugate-config has no data key config.yaml");
+    return config::ParseConfig(text, "configmap gpugate-config");
+  }
+
+  const Rendering* rendering_ = nullptr;
+};
+
+struct Kustomization {
+  std::string name;                  // test name suffix
+  std::string subdir;                // under manifests/
+  std::vector<std::string> objects;  // Identity() of every object it renders, nothing more
+};
+
+// Test names and failures show the kustomization by name, not as bytes.
+void PrintTo(const Kustomization& k, std::ostream* os) { *os << k.name; }
+
+std::vector<Kustomization> Kustomizations() {
+  const std::vector<std::string> base = {
+      "v1 Namespace gpugate-system",
+      "v1 ServiceAccount gpugate-system/gpugate",
+      "rbac.authorization.k8s.io/v1 Role gpugate-system/gpugate",
+      "rbac.authorization.k8s.io/v1 RoleBinding gpugate-system/gpugate",
+      "v1 ConfigMap gpugate-system/gpugate-config",
+      "v1 PersistentVolumeClaim gpugate-system/gpugate-state",
+      "apps/v1 Deployment gpugate-system/gpugate",
+      "v1 Service gpugate-system/gpugate",
+      "policy/v1 PodDisruptionBudget gpugate-system/gpugate",
+      "admissionregistration.k8s.io/v1 MutatingWebhookConfiguration gpugate",
+      "admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration gpugate",
+  };
+  std::vector<std::string> certManager = base;
+  certManager.insert(certManager.end(),
+                     {
+                         "cert-manager.io/v1 Issuer gpugate-system/gpugate-selfsigned",
+                         "cert-manager.io/v1 Certificate gpugate-system/gpugate-ca",
+                         "cert-manager.io/v1 Issuer gpugate-system/gpugate-ca",
+                         "cert-manager.io/v1 Certificate gpugate-system/gpugate-serving",
+                     });
+  return {{"Base", "", base}, {"CertManager", "/overlays/cert-manager", certManager}};
+}
+
+// Checks that hold for every kustomization an operator may apply.
+class Manifests : public RenderedManifests, public ::testing::WithParamInterface<Kustomization> {
+ protected:
+  void SetUp() override { RenderOrFail(GetParam().subdir); }
+};
+
+INSTANTIATE_TEST_SUITE_P(, Manifests, ::testing::ValuesIn(Kustomizations()),
+                         [](const auto& info) { return info.param.name; });
+
+// ---- Objects -----------------------------------------------------------------------------------
+
+TEST_P(Manifests, RendersExactlyTheDocumentedObjects) {
+  std::vector<std::string> got;
+  for (const YAML::Node& o : rendering_->objects) got.push_back(Identity(o));
+  std::vector<std::string> want = GetParam().objects;
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  std::vector<std::string> missing, unexpected;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
+                      std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(),
+                      std::back_inserter(unexpected));
+  EXPECT_TRUE(missing.empty()) << "not rendered: " << ::testing::PrintToString(missing);
+  EXPECT_TRUE(unexpected.empty()) << "not documented: " << ::testing::PrintToString(unexpected);
+}
+
+// ---- The Deployment ----------------------------------------------------------------------------
+
+// A securityContext field as Kubernetes applies it: the container's value, else the pod's.
+std::string EffectiveSecurity(const YAML::Node& podSpec, const YAML::Node& container,
+                              const std::string& field) {
+  const std::string own = Str(At(container, "securityContext." + field));
+  return own.empty() ? Str(At(podSpec, "securityContext." + field)) : own;
+}
+
+// docs/deployment.md, "Security settings": true of every container in the pod.
+TEST_P(Manifests, EveryContainerIsHardened) {
+  const YAML::Node pod = PodSpec();
+  std::vector<YAML::Node> containers = Items(At(pod, "containers"));
+  ASSERT_FALSE(containers.empty()) << "the Deployment has no containers";
+  for (const YAML::Node& c : Items(At(pod, "initContainers"))) containers.push_back(c);
+  for (const YAML::Node& c : containers) {
+    SCOPED_TRACE("container " + Str(At(c, "name")));
+    EXPECT_EQ(EffectiveSecurity(pod, c, "runAsNonRoot"), "true");
+    EXPECT_EQ(EffectiveSecurity(pod, c, "seccompProfile.type"), "RuntimeDefault");
+    EXPECT_EQ(Str(At(c, "securityContext.readOnlyRootFilesystem")), "true");
+    EXPECT_EQ(Str(At(c, "securityContext.allowPrivilegeEscalation")), "false");
+    EXPECT_TRUE(Contains(Strs(At(c, "securityContext.capabilities.drop")), "ALL"))
+        << "capabilities.drop must include ALL";
+  }
+  EXPECT_EQ(Str(At(pod, "automountServiceAccountToken")), "false")
+      << "gpugate calls no Kubernetes API, so its pods hold no token";
+}
+
+// True when `port` (a name or a number, as in a probe or a Service targetPort) is one of the
+// container's ports.
+bool ServesPort(const YAML::Node& container, const YAML::Node& port) {
+  const std::string ref = Str(port);
+  for (const YAML::Node& p : Items(At(container, "ports"))) {
+    if (!ref.empty() && (Str(At(p, "name")) == ref || Str(At(p, "containerPort")) == ref)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST_P(Manifests, ContainerHasHttpsProbesAndResources) {
+  const YAML::Node container = GpugateContainer();
+  ASSERT_TRUE(container.IsDefined()) << "the Deployment has no container named gpugate";
+  const struct {
+    const char* probe;
+    const char* path;
+  } kProbes[] = {{"readinessProbe", "/readyz"}, {"livenessProbe", "/healthz"}};
+  for (const auto& [probe, path] : kProbes) {
+    SCOPED_TRACE(probe);
+    const YAML::Node get = At(container, std::string(probe) + ".httpGet");
+    EXPECT_EQ(Str(At(get, "path")), path);
+    EXPECT_EQ(Str(At(get, "scheme")), "HTTPS");
+    EXPECT_TRUE(ServesPort(container, At(get, "port")))
+        << "probe port '" << Str(At(get, "port")) << "' is not a container port";
+  }
+  for (const char* field :
+       {"resources.requests.cpu", "resources.requests.memory", "resources.limits.memory"}) {
+    EXPECT_NE(Str(At(container, field)), "") << field << " is not set";
+  }
+}
+
+// The value after `flag` ("--config PATH" or "--config=PATH"); nullopt when absent.
+std::optional<std::string> FlagValue(const std::vector<std::string>& args, std::string_view flag) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == flag && i + 1 < args.size()) return args[i + 1];
+    if (args[i].starts_with(std::string(flag) + "=")) return args[i].substr(flag.size() + 1);
+  }
+  return std::nullopt;
+}
+
+// `gpugate serve --config F` where F is the ConfigMap's file, and the TLS files the config names
+// are inside the mounted Secret.
+TEST_P(Manifests, ServesTheMountedConfigAndCertificate) {
+  const std::vector<std::string> args = Strs(At(GpugateContainer(), "args"));
+  ASSERT_FALSE(args.empty()) << "the gpugate container has no args";
+  EXPECT_EQ(args[0], "serve");
+  const std::optional<std::string> configFile = FlagValue(args, "--config");
+  ASSERT_TRUE(configFile) << "args have no --config";
+
+  const YAML::Node configMount = MountOf("configMap.name", kConfigMap);
+  ASSERT_TRUE(configMount.IsDefined()) << "ConfigMap gpugate-config is not mounted";
+  EXPECT_FALSE(At(configMount, "subPath").IsDefined()) << "a subPath mount is never updated";
+  const std::string configDir = Str(At(configMount, "mountPath"));
+  EXPECT_EQ(*configFile, configDir + "/config.yaml");
+
+  const YAML::Node tlsMount = MountOf("secret.secretName", kTlsSecret);
+  ASSERT_TRUE(tlsMount.IsDefined()) << "Secret " << kTlsSecret << " is not mounted";
+  EXPECT_EQ(Str(At(tlsMount, "readOnly")), "true");
+  const std::string tlsDir = Str(At(tlsMount, "mountPath")) + "/";
+  auto config = ShippedConfig();
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_TRUE(config->tls.certFile.starts_with(tlsDir)) << config->tls.certFile << " vs " << tlsDir;
+  EXPECT_TRUE(config->tls.keyFile.starts_with(tlsDir)) << config->tls.keyFile << " vs " << tlsDir;
+}
+
+// The shipped config can never stop gpugate at start-up.
+TEST_P(Manifests, ShippedConfigPassesGpugatesOwnParser) {
+  auto config = ShippedConfig();
+  ASSERT_TRUE(config) << config.error().message;
+  for (std::string_view ns : {"kube-system", "gpugate-system"}) {
+    EXPECT_TRUE(Contains(config->policy.exemptNamespaces, ns)) << ns << " is not exempt";
+  }
+}
+
+// docs/deployment.md, "Replicas, disruptions and scheduling": the quota ledger is local to one
+// process, so one replica, and Recreate so the old and new pods never write the journal at once.
+TEST_P(Manifests, RunsOneReplicaAndRecreatesIt) {
+  const YAML::Node deployment = Object("Deployment", "gpugate");
+  EXPECT_EQ(Int(At(deployment, "spec.replicas")), 1)
+      << "replicas '" << Str(At(deployment, "spec.replicas"))
+      << "': each replica keeps its own ledger and would admit up to the limit";
+  EXPECT_EQ(Str(At(deployment, "spec.strategy.type")), "Recreate")
+      << "a rolling update runs two pods on one journal";
+  EXPECT_FALSE(At(deployment, "spec.strategy.rollingUpdate").IsDefined())
+      << "the API server refuses rollingUpdate with the Recreate strategy";
+}
+
+// With one replica, minAvailable 1 would block every drain of its node; maxUnavailable 1 lets the
+// drain evict it, and keeps the budget in place for cluster mode's several replicas.
+TEST_P(Manifests, DisruptionBudgetLetsADrainEvictTheReplica) {
+  const YAML::Node deployment = Object("Deployment", "gpugate");
+  const YAML::Node pdb = Object("PodDisruptionBudget", "gpugate");
+  EXPECT_FALSE(At(pdb, "spec.minAvailable").IsDefined())
+      << "minAvailable '" << Str(At(pdb, "spec.minAvailable"))
+      << "' with one replica blocks drains";
+  EXPECT_EQ(Int(At(pdb, "spec.maxUnavailable")), 1)
+      << "maxUnavailable '" << Str(At(pdb, "spec.maxUnavailable")) << "'";
+  EXPECT_TRUE(Selects(At(pdb, "spec.selector.matchLabels"),
+                      At(deployment, "spec.template.metadata.labels")))
+      << "the PodDisruptionBudget does not select gpugate's pods";
+}
+
+// The journal named by the shipped config lives on the PersistentVolumeClaim, mounted writable
+// at the journal's directory (compaction renames a file over it there), so it outlives the pod.
+TEST_P(Manifests, QuotaJournalIsOnThePersistentVolume) {
+  auto config = ShippedConfig();
+  ASSERT_TRUE(config) << config.error().message;
+  const std::filesystem::path stateFile = config->quota.stateFile;
+  ASSERT_TRUE(stateFile.is_absolute()) << "quota.stateFile '" << stateFile.string()
+                                       << "' must be an absolute path; empty keeps no journal";
+
+  const YAML::Node claim = Object("PersistentVolumeClaim", kStateClaim);
+  EXPECT_EQ(Strs(At(claim, "spec.accessModes")), std::vector<std::string>{"ReadWriteOnce"});
+  EXPECT_EQ(Str(At(claim, "spec.resources.requests.storage")), "1Gi");
+  EXPECT_FALSE(At(claim, "spec.storageClassName").IsDefined())
+      << "docs/deployment.md promises the cluster's default StorageClass";
+
+  const YAML::Node mount = MountOf("persistentVolumeClaim.claimName", kStateClaim);
+  ASSERT_TRUE(mount.IsDefined()) << "PersistentVolumeClaim " << kStateClaim << " is not mounted";
+  EXPECT_EQ(Str(At(mount, "mountPath")), stateFile.parent_path().string());
+  EXPECT_FALSE(At(mount, "subPath").IsDefined());
+  EXPECT_NE(Str(At(mount, "readOnly")), "true") << "gpugate appends to the journal";
+  EXPECT_NE(Str(At(PodSpec(), "securityContext.fsGroup")), "")
+      << "without fsGroup, uid " << Str(At(PodSpec(), "securityContext.runAsUser"))
+      << " may not be able to write the volume";
+}
+
+// ---- The webhooks ------------------------------------------------------------------------------
+
+struct WebhookCase {
+  const char* kind;
+  const char* webhook;
+  const char* path;
+  const char* failurePolicy;       // docs/deployment.md, "why both webhooks fail closed"
+  const char* reinvocationPolicy;  // "" = absent
+};
+constexpr WebhookCase kWebhooks[] = {
+    {"MutatingWebhookConfiguration", "mutate.gpugate.io", "/mutate", "Fail", "IfNeeded"},
+    {"ValidatingWebhookConfiguration", "validate.gpugate.io", "/validate", "Fail", ""},
+};
+
+// Fields both webhooks share (docs/deployment.md, "Both use ..."); "" = must be absent.
+constexpr std::pair<const char*, const char*> kSharedWebhookFields[] = {
+    {"sideEffects", "NoneOnDryRun"},
+    {"matchPolicy", "Equivalent"},
+    {"clientConfig.service.namespace", "gpugate-system"},
+    {"clientConfig.service.name", "gpugate"},
+    {"clientConfig.url", ""},
+    // Set by tools/install-certs.sh or cert-manager; a value here would overwrite theirs on
+    // every `kubectl apply`.
+    {"clientConfig.caBundle", ""},
+};
+
+// The configuration's only webhook; undefined (with a failure) when it has another count or name.
+YAML::Node OnlyWebhook(const YAML::Node& configuration, std::string_view name) {
+  const std::vector<YAML::Node> webhooks = Items(At(configuration, "webhooks"));
+  EXPECT_EQ(webhooks.size(), 1u) << "docs/deployment.md patches /webhooks/0";
+  if (webhooks.size() != 1) return Undefined();
+  EXPECT_EQ(Str(At(webhooks[0], "name")), name);
+  return webhooks[0];
+}
+
+// Namespaces a namespaceSelector excludes by `kubernetes.io/metadata.name NotIn [...]`.
+std::vector<std::string> ExcludedNamespaces(const YAML::Node& selector) {
+  std::vector<std::string> out;
+  for (const YAML::Node& e : Items(At(selector, "matchExpressions"))) {
+    if (Str(At(e, "key")) == "kubernetes.io/metadata.name" && Str(At(e, "operator")) == "NotIn") {
+      for (const std::string& ns : Strs(At(e, "values"))) out.push_back(ns);
+    }
+  }
+  return out;
+}
+
+TEST_P(Manifests, WebhooksHaveTheDocumentedSettings) {
+  for (const WebhookCase& c : kWebhooks) {
+    SCOPED_TRACE(c.kind);
+    const YAML::Node webhook = OnlyWebhook(Object(c.kind, "gpugate", ""), c.webhook);
+    EXPECT_EQ(Strs(At(webhook, "admissionReviewVersions")),
+              (std::vector<std::string>{"v1", "v1beta1"}));
+    const std::optional<long long> timeout = Int(At(webhook, "timeoutSeconds"));
+    EXPECT_TRUE(timeout && *timeout >= 1 && *timeout <= 10)
+        << "timeoutSeconds must be 1 to 10, got '" << Str(At(webhook, "timeoutSeconds")) << "'";
+    EXPECT_EQ(Str(At(webhook, "clientConfig.service.path")), c.path);
+    EXPECT_EQ(Str(At(webhook, "failurePolicy")), c.failurePolicy);
+    EXPECT_EQ(Str(At(webhook, "reinvocationPolicy")), c.reinvocationPolicy);
+    for (const auto& [field, value] : kSharedWebhookFields) {
+      if (*value == '\0') {
+        EXPECT_FALSE(At(webhook, field).IsDefined()) << field << " must not be set";
+      } else {
+        EXPECT_EQ(Str(At(webhook, field)), value) << field;
+      }
+    }
+    const std::vector<std::string> excluded = ExcludedNamespaces(At(webhook, "namespaceSelector"));
+    for (std::string_view ns : {"kube-system", "gpugate-system"}) {
+      EXPECT_TRUE(Contains(excluded, ns)) << "namespaceSelector does not exclude " << ns;
+    }
+  }
+}
+
+// The API server's call reaches gpugate: the Service selects its pods and its port leads to the
+// container's HTTPS port.
+TEST_P(Manifests, WebhooksReachTheGpugateContainer) {
+  const YAML::Node podLabels = At(Object("Deployment", "gpugate"), "spec.template.metadata.labels");
+  for (const WebhookCase& c : kWebhooks) {
+    SCOPED_TRACE(c.kind);
+    const YAML::Node webhook = OnlyWebhook(Object(c.kind, "gpugate", ""), c.webhook);
+    const YAML::Node service = Object("Service", Str(At(webhook, "clientConfig.service.name")),
+                                      Str(At(webhook, "clientConfig.service.namespace")));
+    ASSERT_TRUE(service.IsDefined()) << "the webhook does not call a rendered Service";
+    EXPECT_TRUE(Selects(At(service, "spec.selector"), podLabels))
+        << "the Service does not select gpugate's pods";
+    const YAML::Node portNode = At(webhook, "clientConfig.service.port");
+    const std::string port = portNode.IsDefined() ? Str(portNode) : "443";  // the API default
+    const YAML::Node servicePort = ItemWith(At(service, "spec.ports"), "port", port);
+    ASSERT_TRUE(servicePort.IsDefined()) << "the Service has no port " << port;
+    EXPECT_TRUE(ServesPort(GpugateContainer(), At(servicePort, "targetPort")))
+        << "Service port " << port << " targets '" << Str(At(servicePort, "targetPort"))
+        << "', which is not a port of the gpugate container";
+  }
+}
+
+struct ApiResource {
+  const char* group;
+  const char* version;  // one a cluster serves the resource at
+  const char* resource;
+};
+
+// True when a rule's `resources` entry matches `resource` ("pods" or "pods/status") as the API
+// server matches it: "*" is every resource but no subresource, "*/*" everything, "pods/*" every
+// subresource of pods, "*/status" the status of every resource.
+bool ResourceMatches(std::string_view entry, std::string_view resource) {
+  if (entry == resource || entry == "*/*") return true;
+  const size_t slash = resource.find('/');
+  if (slash == std::string_view::npos) return entry == "*";
+  const std::string_view parent = resource.substr(0, slash), sub = resource.substr(slash + 1);
+  return entry == std::string(parent) + "/*" || entry == "*/" + std::string(sub);
+}
+
+// True when one of the rules sends `operation` on `r` to the webhook.
+bool Covers(const YAML::Node& webhook, const ApiResource& r, std::string_view operation) {
+  auto matches = [](const YAML::Node& list, std::string_view value) {
+    const std::vector<std::string> values = Strs(list);
+    return Contains(values, value) || Contains(values, "*");
+  };
+  auto matchesResource = [&](const YAML::Node& list) {
+    const std::vector<std::string> entries = Strs(list);
+    return std::any_of(entries.begin(), entries.end(),
+                       [&](const std::string& e) { return ResourceMatches(e, r.resource); });
+  };
+  for (const YAML::Node& rule : Items(At(webhook, "rules"))) {
+    if (matches(At(rule, "apiGroups"), r.group) && matches(At(rule, "apiVersions"), r.version) &&
+        matchesResource(At(rule, "resources")) && matches(At(rule, "operations"), operation)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// docs/deployment.md, "The webhooks": the mutating webhook sees only pod CREATE.
+TEST_P(Manifests, MutatingWebhookSeesPodCreateOnly) {
+  const YAML::Node webhook =
+      OnlyWebhook(Object("MutatingWebhookConfiguration", "gpugate", ""), "mutate.gpugate.io");
+  const ApiResource pods = {"", "v1", "pods"};
+  EXPECT_TRUE(Covers(webhook, pods, "CREATE"));
+  EXPECT_FALSE(Covers(webhook, pods, "UPDATE"));
+  EXPECT_FALSE(Covers(webhook, pods, "DELETE"));
+}
+
+// docs/deployment.md, "The webhooks": everything that carries a pod template.
+constexpr ApiResource kValidated[] = {
+    {"", "v1", "pods"},
+    {"", "v1", "podtemplates"},
+    {"apps", "v1", "deployments"},
+    {"apps", "v1", "replicasets"},
+    {"apps", "v1", "statefulsets"},
+    {"apps", "v1", "daemonsets"},
+    {"batch", "v1", "jobs"},
+    {"batch", "v1", "cronjobs"},
+    {"batch.volcano.sh", "v1alpha1", "jobs"},
+    {"kubeflow.org", "v1", "pytorchjobs"},
+    {"kubeflow.org", "v1", "tfjobs"},
+    {"kubeflow.org", "v2beta1", "mpijobs"},
+    {"serving.kserve.io", "v1beta1", "inferenceservices"},
+    {"ray.io", "v1", "rayclusters"},
+    {"ray.io", "v1", "rayjobs"},
+    {"ray.io", "v1", "rayservices"},
+};
+
+TEST_P(Manifests, ValidatingWebhookCoversEveryPodTemplateOwner) {
+  const YAML::Node webhook =
+      OnlyWebhook(Object("ValidatingWebhookConfiguration", "gpugate", ""), "validate.gpugate.io");
+  for (const ApiResource& r : kValidated) {
+    for (std::string_view operation : {"CREATE", "UPDATE"}) {
+      EXPECT_TRUE(Covers(webhook, r, operation))
+          << operation << " " << r.group << "/" << r.version << " " << r.resource << " is not sent";
+    }
+  }
+}
+
+// docs/quota.md, "When a pod is released": the ledger releases a charge when it sees the pod's
+// DELETE, or a status UPDATE that reports it Succeeded or Failed.
+TEST_P(Manifests, ValidatingWebhookSeesQuotaReleases) {
+  const YAML::Node webhook =
+      OnlyWebhook(Object("ValidatingWebhookConfiguration", "gpugate", ""), "validate.gpugate.io");
+  EXPECT_TRUE(Covers(webhook, {"", "v1", "pods"}, "DELETE")) << "pod DELETE is not sent";
+  EXPECT_TRUE(Covers(webhook, {"", "v1", "pods/status"}, "UPDATE"))
+      << "pods/status UPDATE is not sent";
+}
+
+// ---- The cert-manager overlay ------------------------------------------------------------------
+
+class ManifestsCertManager : public RenderedManifests {
+ protected:
+  void SetUp() override { RenderOrFail("/overlays/cert-manager"); }
+};
+
+// The Certificate whose CA the injector puts in both webhooks is the one the pods serve.
+TEST_F(ManifestsCertManager, WebhooksTrustTheMountedCertificate) {
+  std::vector<std::string> mountedSecrets;
+  for (const YAML::Node& v : Items(At(PodSpec(), "volumes"))) {
+    if (At(v, "secret").IsDefined()) mountedSecrets.push_back(Str(At(v, "secret.secretName")));
+  }
+  ASSERT_EQ(mountedSecrets.size(), 1u) << "the Deployment should mount exactly its TLS Secret";
+
+  std::vector<YAML::Node> serving;
+  for (const YAML::Node& cert : rendering_->OfKind("Certificate")) {
+    if (Str(At(cert, "spec.secretName")) == mountedSecrets[0]) serving.push_back(cert);
+  }
+  ASSERT_EQ(serving.size(), 1u) << "want one Certificate issuing the mounted Secret "
+                                << mountedSecrets[0];
+  EXPECT_TRUE(Contains(Strs(At(serving[0], "spec.dnsNames")), kServiceHost))
+      << Identity(serving[0]) << " does not name " << kServiceHost;
+
+  const std::string certificate =
+      Str(At(serving[0], "metadata.namespace")) + "/" + Str(At(serving[0], "metadata.name"));
+  for (const WebhookCase& c : kWebhooks) {
+    const YAML::Node annotations = At(Object(c.kind, "gpugate", ""), "metadata.annotations");
+    EXPECT_EQ(Str(Child(annotations, kInjectCaFrom)), certificate) << c.kind;
+  }
+}
+
+// The overlay is self-contained: every Certificate's Issuer is rendered, and the CA Issuer signs
+// with a CA Certificate's Secret.
+TEST_F(ManifestsCertManager, CertificatesChainToRenderedIssuers) {
+  for (const YAML::Node& cert : rendering_->OfKind("Certificate")) {
+    SCOPED_TRACE(Identity(cert));
+    EXPECT_EQ(Str(At(cert, "spec.issuerRef.kind")), "Issuer");
+    const std::string issuer = Str(At(cert, "spec.issuerRef.name"));
+    EXPECT_TRUE(rendering_->Find("Issuer", Str(At(cert, "metadata.namespace")), issuer).IsDefined())
+        << "Issuer " << issuer << " is not rendered";
+  }
+  for (const YAML::Node& issuer : rendering_->OfKind("Issuer")) {
+    const std::string caSecret = Str(At(issuer, "spec.ca.secretName"));
+    if (caSecret.empty()) continue;
+    bool signedByCa = false;
+    for (const YAML::Node& cert : rendering_->OfKind("Certificate")) {
+      signedByCa |=
+          Str(At(cert, "spec.secretName")) == caSecret && Str(At(cert, "spec.isCA")) == "true";
+    }
+    EXPECT_TRUE(signedByCa) << Identity(issuer) << " signs with Secret " << caSecret
+                            << ", which no CA Certificate issues";
+  }
+}
+
+}  // namespace
+}  // namespace gpugate::testing
