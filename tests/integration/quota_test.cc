@@ -137,6 +137,21 @@ TEST(Quota, ReleasesOnDeleteAndTerminalPhaseNeverOnDryRun) {
   EXPECT_EQ(Usage(server).second, 4);
 }
 
+TEST(Quota, DuplicateCreateNeverErasesTheRunningPodsCharge) {
+  TempDir dir;
+  dir.Write("gpugate.yaml", QuotaConfig("", 4));
+  GpugateServer server({"--config", dir.File("gpugate.yaml")});
+  ASSERT_TRUE(AllowedBy(server, CreateReview("a", "running", 3)));
+  // `kubectl create` of another pod named "a": admitted here, then refused by the apiserver
+  // (AlreadyExists). It must not replace the running pod's 3 GPUs with its 1.
+  ASSERT_TRUE(AllowedBy(server, CreateReview("a", "duplicate", 1)));
+  EXPECT_EQ(Usage(server).first, 4);
+  EXPECT_FALSE(AllowedBy(server, CreateReview("b", "ub", 1)));
+  // Deleting the pod that holds the name frees everything charged under it.
+  EXPECT_TRUE(AllowedBy(server, DeleteReview("a", "running")));
+  EXPECT_EQ(Usage(server).first, 0);
+}
+
 // Sends creates from several threads until SIGKILL cuts them off. Returns the pods whose
 // admission was acknowledged as allowed, and how many requests got no answer.
 struct Burst {

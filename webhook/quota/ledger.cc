@@ -45,7 +45,11 @@ struct Ledger::Impl {
   mutable std::mutex mu;
   std::unique_ptr<Journal> journal;
   bool opened = false;
-  std::unordered_map<std::string, Entry> charges;  // by Key(ns, name)
+  // By Key(ns, name): one entry per admitted uid. Almost always one; more when a CREATE was
+  // admitted for a name already charged (a duplicate the apiserver then refused, or a pod whose
+  // delete was missed). See Reserve.
+  std::unordered_map<std::string, std::vector<Entry>> charges;
+  size_t liveCharges = 0;
   // Namespaces with a limit or a charge; one hash lookup per Reserve whatever their number.
   std::unordered_map<std::string, NamespaceState> namespaces;
 
@@ -60,23 +64,22 @@ struct Ledger::Impl {
     if (!it->second.limited && it->second.used.empty()) namespaces.erase(it);
   }
 
-  // Charges `amounts` to `pod`, replacing whatever its namespace/name held.
+  // Adds a charge for `pod` beside any its namespace/name already holds.
   void Apply(const PodRef& pod, const Amounts& amounts) {
-    auto [it, inserted] = charges.try_emplace(Key(pod.ns, pod.name));
-    if (!inserted) AddToTotals(pod.ns, it->second.amounts, -1);
-    it->second = Entry{pod, amounts};
+    charges[Key(pod.ns, pod.name)].push_back(Entry{pod, amounts});
+    ++liveCharges;
     AddToTotals(pod.ns, amounts, +1);
   }
 
-  // Removes the charge at `it`.
-  void Remove(std::unordered_map<std::string, Entry>::iterator it) {
-    AddToTotals(it->second.pod.ns, it->second.amounts, -1);
+  // Removes every charge held under one namespace/name.
+  void Remove(std::unordered_map<std::string, std::vector<Entry>>::iterator it) {
+    for (const Entry& e : it->second) AddToTotals(e.pod.ns, e.amounts, -1);
+    liveCharges -= it->second.size();
     charges.erase(it);
   }
 
   // Kubernetes' denial message for the resources that would go over, or "" when all fit.
-  // `replaced` is the charge the new one replaces (another incarnation of the same name).
-  std::string Excess(const std::string& ns, const Amounts& amounts, const Amounts* replaced) const {
+  std::string Excess(const std::string& ns, const Amounts& amounts) const {
     auto state = namespaces.find(ns);
     if (state == namespaces.end() || !state->second.limited) return "";
     Amounts requested, used, limited;
@@ -84,7 +87,6 @@ struct Ledger::Impl {
       auto hard = state->second.hard.find(resource);
       if (want <= 0 || hard == state->second.hard.end()) continue;
       int64_t current = Lookup(state->second.used, resource);
-      if (replaced) current -= Lookup(*replaced, resource);
       int64_t after = 0;
       if (!__builtin_add_overflow(current, want, &after) && after <= hard->second) continue;
       requested[resource] = want;
@@ -102,15 +104,17 @@ struct Ledger::Impl {
       return;
     }
     auto it = charges.find(Key(record.ns, record.name));
-    if (it != charges.end() && (record.uid.empty() || record.uid == it->second.pod.uid)) Remove(it);
+    if (it != charges.end()) Remove(it);
   }
 
   std::vector<Charge> SortedCharges() const {
     std::vector<Charge> out;
-    out.reserve(charges.size());
-    for (const auto& [key, entry] : charges) out.push_back(Charge{entry.pod, entry.amounts});
+    out.reserve(liveCharges);
+    for (const auto& [key, entries] : charges) {
+      for (const Entry& e : entries) out.push_back(Charge{e.pod, e.amounts});
+    }
     std::sort(out.begin(), out.end(), [](const Charge& a, const Charge& b) {
-      return std::tie(a.pod.ns, a.pod.name) < std::tie(b.pod.ns, b.pod.name);
+      return std::tie(a.pod.ns, a.pod.name, a.pod.uid) < std::tie(b.pod.ns, b.pod.name, b.pod.uid);
     });
     return out;
   }
@@ -119,9 +123,9 @@ struct Ledger::Impl {
   // old file and descriptor, which still hold every record, so nothing is lost; the next
   // successful change tries again.
   void MaybeCompact() {
-    if (!journal || !journal->ShouldCompact(charges.size())) return;
+    if (!journal || !journal->ShouldCompact(liveCharges)) return;
     std::vector<JournalRecord> live;
-    live.reserve(charges.size());
+    live.reserve(liveCharges);
     for (Charge& c : SortedCharges()) {
       live.push_back({JournalRecord::Type::kCharge, std::move(c.pod.ns), std::move(c.pod.name),
                       std::move(c.pod.uid), std::move(c.amounts)});
@@ -164,13 +168,13 @@ Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts,
   }
   std::lock_guard lock(impl_->mu);
   if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
-  auto existing = impl_->charges.find(Key(pod.ns, pod.name));
-  const Amounts* replaced = nullptr;
-  if (existing != impl_->charges.end()) {
-    if (existing->second.pod.uid == pod.uid) return ReserveResult{ReserveOutcome::kAlreadyCharged};
-    replaced = &existing->second.amounts;
+  if (auto existing = impl_->charges.find(Key(pod.ns, pod.name));
+      existing != impl_->charges.end()) {
+    for (const Impl::Entry& e : existing->second) {
+      if (e.pod.uid == pod.uid) return ReserveResult{ReserveOutcome::kAlreadyCharged};
+    }
   }
-  std::string excess = impl_->Excess(pod.ns, amounts, replaced);
+  std::string excess = impl_->Excess(pod.ns, amounts);
   if (!excess.empty()) return ReserveResult{ReserveOutcome::kExceeded, std::move(excess)};
   if (dryRun) return ReserveResult{ReserveOutcome::kCharged};
   if (impl_->journal) {
@@ -188,11 +192,9 @@ Result<bool> Ledger::Release(const PodRef& pod) {
   if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
   auto it = impl_->charges.find(Key(pod.ns, pod.name));
   if (it == impl_->charges.end()) return false;
-  if (!pod.uid.empty() && pod.uid != it->second.pod.uid) return false;
   if (impl_->journal) {
-    // The charged uid, not the caller's (possibly empty) one, so replay removes the same charge.
-    Status written = impl_->journal->Append(
-        {JournalRecord::Type::kRelease, pod.ns, pod.name, it->second.pod.uid, {}});
+    Status written =
+        impl_->journal->Append({JournalRecord::Type::kRelease, pod.ns, pod.name, pod.uid, {}});
     if (!written) return std::unexpected(written.error());
   }
   impl_->Remove(it);

@@ -21,8 +21,8 @@
 
 namespace gpugate::quota {
 
-// Identifies a pod's charge. Charges are keyed by namespace/name; the uid tells incarnations of
-// the same name apart (empty when the caller does not know it).
+// Identifies a pod's charge: namespace/name and the uid the apiserver gave it (empty when the
+// caller does not know it).
 struct PodRef {
   std::string ns;
   std::string name;
@@ -70,23 +70,29 @@ class Ledger {
   Status Open();
 
   // Checks `amounts` against the namespace's limits and, unless `dryRun`, charges it to `pod`.
-  // A pod with the same namespace/name but another uid is a new incarnation: its old charge is
-  // replaced; the same namespace/name and uid (both empty counts as the same) is kAlreadyCharged.
-  // Only resources with a positive amount and a limit in the namespace are checked, against
-  // usage without the replaced charge. Negative amounts are an error. An error means the journal
-  // could not be written: nothing was charged and the caller must refuse the admission.
+  // The same namespace/name and uid (both empty counts as the same) is kAlreadyCharged.
+  // Another uid under a name that already holds a charge is charged beside it, never in its
+  // place: the webhook cannot tell a duplicate CREATE that the apiserver will refuse
+  // (AlreadyExists) from a new pod whose predecessor's delete was missed, and replacing would
+  // under-count in the first case (a smaller duplicate erasing a running pod's charge) and so
+  // admit past the limit. Keeping both over-counts until the name's next release, which frees
+  // them all. Only resources with a positive amount and a limit in the namespace are checked.
+  // Negative amounts are an error. An error means the journal could not be written: nothing was
+  // charged and the caller must refuse the admission.
   Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun);
 
-  // Gives back exactly what `pod` was charged (the recorded amounts, not a recomputation). When
-  // `pod.uid` is set and differs from the charged uid, nothing is released (the charge belongs to
-  // another incarnation). Releasing an unknown pod is not an error. Returns whether something was
-  // released; an error means the journal could not be written and nothing was released.
+  // Gives back exactly what was charged under `pod`'s namespace/name (the recorded amounts, not a
+  // recomputation), for every uid held there: names are unique among live pods, so a DELETE or
+  // a terminal status of the pod now holding the name ends every charge made under it (any other
+  // uid there is a refused duplicate or a predecessor already gone). Releasing an unknown pod is
+  // not an error. Returns whether something was released; an error means the journal could not
+  // be written and nothing was released.
   Result<bool> Release(const PodRef& pod);
 
   // Usage of every namespace that has a limit or a charge, sorted by namespace; `onlyNs` filters.
   std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const;
 
-  // Every charge, sorted by namespace/name (for tests and compaction).
+  // Every charge, sorted by namespace/name/uid (for tests and compaction).
   std::vector<Charge> Charges() const;
 
   const QuotaConfig& config() const { return config_; }

@@ -193,55 +193,66 @@ TEST(LedgerTest, RepeatedAdmissionOfTheSamePodChargesOnce) {
       });
 }
 
-TEST(LedgerTest, NewUidReplacesTheOldCharge) {
+TEST(LedgerTest, AnotherUidUnderTheSameNameIsChargedBesideIt) {
+  // A duplicate CREATE the apiserver will refuse (AlreadyExists) looks like a new incarnation.
+  // Charging it beside the running pod over-counts until the name is released; replacing would
+  // let a smaller duplicate erase the running pod's charge and admit past the limit.
   Ledger ledger(TestConfig(), nullptr);
   RunSteps(ledger,
            {
                {kReserve,
-                {"team-a", "p1", "old"},
-                Gpus(4),
+                {"team-a", "p1", "running"},
+                Gpus(3),
+                "charged",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+               {kReserve,
+                {"team-a", "p1", "duplicate"},
+                Gpus(1),
                 "charged",
                 "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
-               // The old incarnation's 4 do not count against the new one's 4.
                {kReserve,
-                {"team-a", "p1", "new"},
-                Gpus(4),
-                "charged",
-                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
-               {kReserve,
-                {"team-a", "p1", "newer"},
-                Gpus(5),
-                "exceeded quota: team-a, requested: nvidia.com/gpu=5, used: nvidia.com/gpu=0, "
+                {"team-a", "p2", "other"},
+                Gpus(1),
+                "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4, "
                 "limited: nvidia.com/gpu=4",
                 "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
                {kReserve,
-                {"team-a", "p1", ""},
-                Gpus(2),
-                "charged",
-                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
+                {"team-a", "p1", "running"},
+                Gpus(3),
+                "already charged",
+                "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
            });
-  EXPECT_EQ(RenderCharges(ledger), "team-a/p1@{nvidia.com/gpu=2}");
+  EXPECT_EQ(RenderCharges(ledger),
+            "team-a/p1@duplicate{nvidia.com/gpu=1} team-a/p1@running{nvidia.com/gpu=3}");
 }
 
-TEST(LedgerTest, ReleaseWithAnotherUidDoesNothing) {
+TEST(LedgerTest, ReleaseFreesEveryChargeUnderTheName) {
+  // Names are unique among live pods: the DELETE (or terminal status) of the pod holding the
+  // name ends every charge made under it, whichever uid the caller names.
   Ledger ledger(TestConfig(), nullptr);
   RunSteps(ledger, {
                        {kReserve,
-                        {"team-a", "p1", "new"},
-                        Gpus(2),
+                        {"team-a", "p1", "running"},
+                        Gpus(3),
                         "charged",
-                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+                       {kReserve,
+                        {"team-a", "p1", "duplicate"},
+                        Gpus(1),
+                        "charged",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=4/4}"},
                        {kRelease,
-                        {"team-a", "p1", "old"},
-                        {},
-                        "not released",
-                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
-                       {kRelease,
-                        {"team-a", "p1", "new"},
+                        {"team-a", "p1", "running"},
                         {},
                         "released",
                         "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4}"},
+                       {kRelease,
+                        {"team-a", "p1", "running"},
+                        {},
+                        "not released",
+                        "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4}"},
                    });
+  EXPECT_EQ(RenderCharges(ledger), "");
 }
 
 TEST(LedgerTest, DryRunNeverCharges) {
@@ -385,24 +396,27 @@ class ScriptedJournal : public Journal {
 
 using T = JournalRecord::Type;
 
-TEST(LedgerJournal, ReplayChargesReplacesAndReleasesByUid) {
+TEST(LedgerJournal, ReplayChargesBesideAndReleasesByName) {
   JournalScript script;
   script.replay = {
       {T::kCharge, "team-a", "p1", "u1", Gpus(1)}, {T::kCharge, "team-a", "p2", "u2", Gpus(2)},
-      {T::kCharge, "team-a", "p1", "u9", Gpus(3)},  // a new incarnation replaces u1
-      {T::kRelease, "team-a", "p2", "other", {}},   // another incarnation's release: ignored
+      {T::kCharge, "team-a", "p1", "u9", Gpus(3)},  // another uid under p1: beside u1
+      {T::kCharge, "team-a", "p4", "u4", Gpus(2)},
+      {T::kRelease, "team-a", "p4", "other", {}},  // a release frees the name, whatever the uid
       {T::kCharge, "team-c", "p3", "", Gpus(1)},   {T::kRelease, "team-c", "p3", "", {}},
       {T::kRelease, "team-c", "unknown", "", {}},
   };
   Ledger ledger(TestConfig(), std::make_unique<ScriptedJournal>(&script));
   ASSERT_TRUE(ledger.Open().has_value());
-  EXPECT_EQ(RenderCharges(ledger), "team-a/p1@u9{nvidia.com/gpu=3} team-a/p2@u2{nvidia.com/gpu=2}");
+  EXPECT_EQ(RenderCharges(ledger),
+            "team-a/p1@u1{nvidia.com/gpu=1} team-a/p1@u9{nvidia.com/gpu=3} "
+            "team-a/p2@u2{nvidia.com/gpu=2}");
   // Over the limit after a config change: shown as it is, and nothing more fits.
   EXPECT_EQ(RenderUsage(ledger),
-            "team-a{gpu-equivalents=0/6,nvidia.com/gpu=5/4} "
+            "team-a{gpu-equivalents=0/6,nvidia.com/gpu=6/4} "
             "team-b{tencent.com/vcuda-core=0/400} team-z{nvidia.com/gpu=0/0}");
   EXPECT_EQ(Outcome(ledger.Release({"team-a", "p2", ""})), "released");
-  EXPECT_EQ(script.appended, (std::vector<JournalRecord>{{T::kRelease, "team-a", "p2", "u2", {}}}));
+  EXPECT_EQ(script.appended, (std::vector<JournalRecord>{{T::kRelease, "team-a", "p2", "", {}}}));
 }
 
 TEST(LedgerJournal, FailedAppendChangesNothing) {
@@ -492,23 +506,29 @@ TEST_F(LedgerFileTest, ANewLedgerOnTheSameFileHasTheSameState) {
                  {kReserve,
                   {"team-a", "p1", "u1b"},
                   Gpus(1),
-                  "charged",
-                  "team-a{gpu-equivalents=1.01/6,nvidia.com/gpu=2/4}"},
+                  "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4, "
+                  "limited: nvidia.com/gpu=4",
+                  "team-a{gpu-equivalents=1.01/6,nvidia.com/gpu=4/4}"},
                  {kRelease,
                   {"team-a", "p2", "u2"},
                   {},
                   "released",
-                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
                  {kRelease,
                   {"team-a", "p1", "u1"},
                   {},
-                  "not released",
-                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                  "released",
+                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=0/4}"},
+                 {kReserve,
+                  {"team-a", "p5", "u5"},
+                  Gpus(2),
+                  "charged",
+                  "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
              });
     charges = RenderCharges(*ledger);
     usage = RenderUsage(*ledger);
   }
-  EXPECT_EQ(charges, "team-a/p1@u1b{nvidia.com/gpu=1} team-c/p3@{nvidia.com/gpu=7}");
+  EXPECT_EQ(charges, "team-a/p5@u5{nvidia.com/gpu=2} team-c/p3@{nvidia.com/gpu=7}");
   std::unique_ptr<Ledger> reopened = OpenLedger();
   ASSERT_TRUE(reopened);
   EXPECT_EQ(RenderCharges(*reopened), charges);
