@@ -36,6 +36,12 @@ run: build $(DEV_CERTS)/tls.crt
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# Microbenchmarks, in a separate optimised build so the test build stays as it is.
+bench: deps
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF
+	cmake --build build-bench -j$(JOBS) --target gpugate_bench
+	build-bench/bench/gpugate_bench --benchmark_min_time=0.5
+
 format:
 	find webhook tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
 

@@ -124,4 +124,3 @@ BENCHMARK(BM_ReserveJournaled)
 }  // namespace
 }  // namespace gpugate::quota
 
-BENCHMARK_MAIN();
