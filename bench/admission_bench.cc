@@ -51,9 +51,8 @@ std::string Review(const std::string& op, const json& pod) {
                   {"operation", op},
                   {"dryRun", false}};
   request[op == "DELETE" ? "oldObject" : "object"] = pod;
-  return json{{"apiVersion", "admission.k8s.io/v1"},
-              {"kind", "AdmissionReview"},
-              {"request", request}}
+  return json{
+      {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}}
       .dump();
 }
 

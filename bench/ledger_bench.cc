@@ -123,4 +123,3 @@ BENCHMARK(BM_ReserveJournaled)
 
 }  // namespace
 }  // namespace gpugate::quota
-

@@ -26,7 +26,8 @@ constexpr std::string_view kRequestSuffix = ".request.json";
 constexpr std::string_view kGoldenSuffix = ".golden.json";
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string CaseName(const fs::path& p, std::string_view suffix) {
@@ -77,7 +78,8 @@ TEST(Golden, ReviewsMatchGoldenFiles) {
         std::ofstream(golden) << got;
         continue;
       }
-      ASSERT_TRUE(fs::exists(golden)) << route << "/" << name << ": missing golden file; run with UPDATE_GOLDEN=1";
+      ASSERT_TRUE(fs::exists(golden))
+          << route << "/" << name << ": missing golden file; run with UPDATE_GOLDEN=1";
       EXPECT_EQ(got, ReadFile(golden.string())) << route << "/" << name;
     }
   }

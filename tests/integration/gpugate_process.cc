@@ -94,8 +94,9 @@ GpugateServer::GpugateServer(std::vector<std::string> extraArgs) {
   Exit certs = RunGpugate({"certs", "--out", dir_.path(), "--host", "127.0.0.1"});
   EXPECT_EQ(certs.code, 0) << certs.output;
   caFile_ = dir_.File("ca.crt");
-  std::vector<std::string> args = {"serve", "--listen", "127.0.0.1:0", "--tls-cert",
-                                   dir_.File("tls.crt"), "--tls-key", dir_.File("tls.key")};
+  std::vector<std::string> args = {
+      "serve",     "--listen",          "127.0.0.1:0", "--tls-cert", dir_.File("tls.crt"),
+      "--tls-key", dir_.File("tls.key")};
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   auto [pid, fd] = Spawn(GPUGATE_BINARY, args);
   pid_ = pid;

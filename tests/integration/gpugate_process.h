@@ -70,8 +70,8 @@ class GpugateServer {
   std::thread drain_;
   std::mutex mu_;
   std::condition_variable grew_;
-  std::string logs_;   // guarded by mu_
-  bool eof_ = false;   // guarded by mu_
+  std::string logs_;  // guarded by mu_
+  bool eof_ = false;  // guarded by mu_
 };
 
 // Reads a file; fails the current test when it cannot.

@@ -51,9 +51,9 @@ TEST_F(ServerTest, ProbesAndMetricsAnswerOverTls) {
 }
 
 TEST_F(ServerTest, MutatePatchesGpuPodAndSecondPassAddsNothing) {
-  json pod = GpuPod("train", json::array({{{"tencent.com/vcuda-core", "50"},
-                                            {"tencent.com/vcuda-memory", "4"}},
-                                           {{"volcano.sh/gpu-memory", "1024"}}}));
+  json pod = GpuPod(
+      "train", json::array({{{"tencent.com/vcuda-core", "50"}, {"tencent.com/vcuda-memory", "4"}},
+                            {{"volcano.sh/gpu-memory", "1024"}}}));
   pod["spec"]["tolerations"] = json::array({{{"key", "other"}, {"operator", "Exists"}}});
   json response = Review("/mutate", MakeReview(pod));
   ASSERT_TRUE(response["response"]["allowed"].get<bool>()) << response.dump();
@@ -64,13 +64,11 @@ TEST_F(ServerTest, MutatePatchesGpuPodAndSecondPassAddsNothing) {
   json patched = pod.patch(patch);
   EXPECT_EQ(patched["spec"]["schedulerName"], "volcano");
   EXPECT_EQ(patched["metadata"]["annotations"]["tencent.com/vcuda-core-limit"], "50");
-  json want = json::array({{{"key", "other"}, {"operator", "Exists"}},
-                           {{"key", "tencent.com/vcuda-core"}, {"operator", "Exists"},
-                            {"effect", "NoSchedule"}},
-                           {{"key", "tencent.com/vcuda-memory"}, {"operator", "Exists"},
-                            {"effect", "NoSchedule"}},
-                           {{"key", "volcano.sh/gpu-memory"}, {"operator", "Exists"},
-                            {"effect", "NoSchedule"}}});
+  json want = json::array(
+      {{{"key", "other"}, {"operator", "Exists"}},
+       {{"key", "tencent.com/vcuda-core"}, {"operator", "Exists"}, {"effect", "NoSchedule"}},
+       {{"key", "tencent.com/vcuda-memory"}, {"operator", "Exists"}, {"effect", "NoSchedule"}},
+       {{"key", "volcano.sh/gpu-memory"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}});
   EXPECT_EQ(patched["spec"]["tolerations"], want);
 
   // reinvocationPolicy IfNeeded: a second pass over gpugate's own output changes nothing.
@@ -80,8 +78,7 @@ TEST_F(ServerTest, MutatePatchesGpuPodAndSecondPassAddsNothing) {
 }
 
 TEST_F(ServerTest, ValidateDeniesBadTemplateInsideCustomResource) {
-  json container = {{"name", "trainer"},
-                    {"resources", {{"limits", {{"nvidia.com/gpu", "0.5"}}}}}};
+  json container = {{"name", "trainer"}, {"resources", {{"limits", {{"nvidia.com/gpu", "0.5"}}}}}};
   json worker = {{"replicas", 4},
                  {"template", {{"spec", {{"containers", json::array({container})}}}}}};
   json job = {{"apiVersion", "kubeflow.org/v1"},
@@ -99,7 +96,8 @@ TEST_F(ServerTest, ValidateDeniesBadTemplateInsideCustomResource) {
 
 TEST_F(ServerTest, ResponseUsesTheRequestsApiVersion) {
   ReviewOptions o{.apiVersion = "admission.k8s.io/v1beta1", .uid = "beta-uid"};
-  json response = Review("/validate", MakeReview(GpuPod("p", json::array({{{"nvidia.com/gpu", "1"}}})), o));
+  json response =
+      Review("/validate", MakeReview(GpuPod("p", json::array({{{"nvidia.com/gpu", "1"}}})), o));
   EXPECT_EQ(response["apiVersion"], "admission.k8s.io/v1beta1");
   EXPECT_EQ(response["kind"], "AdmissionReview");
   EXPECT_EQ(response["response"]["uid"], "beta-uid");
@@ -123,8 +121,8 @@ TEST_F(ServerTest, BadRequestsGetClearClientErrorsAndServerStaysUp) {
       {"wrong content type", "POST", "/validate", "text/plain", "{}", 415, "application/json"},
       {"wrong method", "GET", "/validate", "", "", 405, "POST"},
       {"unknown route", "POST", "/nope", "application/json", "{}", 404, ""},
-      {"oversized body", "POST", "/validate", "application/json",
-       std::string(9 << 20, ' '), 413, ""},
+      {"oversized body", "POST", "/validate", "application/json", std::string(9 << 20, ' '), 413,
+       ""},
   };
   for (const auto& c : cases) {
     auto client = server_->Client();

@@ -74,9 +74,9 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request) const 
   auto reserved = ledger_->Reserve(pod, amounts, request.dryRun);
   if (!reserved) {
     // The charge could not be made durable: refusing is the only answer that keeps quota exact.
-    review::Decision d = review::Denied(
-        "quota-unavailable", "gpugate could not record the quota charge: " +
-                                 reserved.error().message);
+    review::Decision d =
+        review::Denied("quota-unavailable",
+                       "gpugate could not record the quota charge: " + reserved.error().message);
     d.code = 500;
     return d;
   }

@@ -67,7 +67,9 @@ int RunServe(const std::vector<std::string>& args) {
   }
   auto listen = ParseHostPort(cfg->listen);
   if (!listen) {
-    transport::LogLine("invalid configuration").Str("error", "listen: " + listen.error().message).Error();
+    transport::LogLine("invalid configuration")
+        .Str("error", "listen: " + listen.error().message)
+        .Error();
     return 1;
   }
   std::unique_ptr<quota::Journal> journal;
@@ -89,9 +91,8 @@ int RunServe(const std::vector<std::string>& args) {
     return 1;
   }
   admission::Handler handler(cfg->policy, &ledger);
-  transport::Server server({.listen = *listen, .certFile = cfg->tls.certFile,
-                            .keyFile = cfg->tls.keyFile},
-                           handler);
+  transport::Server server(
+      {.listen = *listen, .certFile = cfg->tls.certFile, .keyFile = cfg->tls.keyFile}, handler);
   std::thread signals = StopOnSignal(server);
   if (auto bound = server.Bind(); !bound) {
     transport::LogLine("cannot start").Str("error", bound.error().message).Error();

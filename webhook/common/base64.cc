@@ -1,4 +1,5 @@
 #include "common/base64.h"
+
 #include <cstdint>
 
 namespace gpugate {

@@ -6,7 +6,8 @@ namespace gpugate {
 
 Result<HostPort> ParseHostPort(std::string_view text) {
   size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return Fail("must be HOST:PORT, got \"" + std::string(text) + "\"");
+  if (colon == std::string_view::npos)
+    return Fail("must be HOST:PORT, got \"" + std::string(text) + "\"");
   std::string_view host = text.substr(0, colon);
   std::string_view port = text.substr(colon + 1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {

@@ -36,7 +36,8 @@ TEST(GlobMatch, Table) {
       {"exact", "exact", true},
       {"exact", "exactly", false},
   };
-  for (const auto& c : cases) EXPECT_EQ(GlobMatch(c.pattern, c.text), c.want) << c.pattern << " ~ " << c.text;
+  for (const auto& c : cases)
+    EXPECT_EQ(GlobMatch(c.pattern, c.text), c.want) << c.pattern << " ~ " << c.text;
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ namespace gpugate::policy {
 
 // Managed resource names with a valid, positive quantity in any container's limits or requests
 // (init and ephemeral included), sorted and unique. Invalid quantities are left to the rules.
-std::vector<std::string> RequestedManagedResources(const PodSpecView& pod, const Settings& settings);
+std::vector<std::string> RequestedManagedResources(const PodSpecView& pod,
+                                                   const Settings& settings);
 
 // A pod spec is a GPU pod when it requests any managed resource.
 bool IsGpuPod(const PodSpecView& pod, const Settings& settings);
@@ -28,6 +29,6 @@ struct SchedulerRequirement {
 // the requested managed resources. nullopt when nothing names one. An error when two requested
 // resources name different schedulers (the message names both).
 Result<std::optional<SchedulerRequirement>> RequiredScheduler(const PodSpecView& pod,
-                                                               const Settings& settings);
+                                                              const Settings& settings);
 
 }  // namespace gpugate::policy

@@ -15,9 +15,12 @@ const QuantityText* FindEntry(const std::vector<ResourceEntry>& list, std::strin
 
 std::string_view ContainerListField(ContainerKind kind) {
   switch (kind) {
-    case ContainerKind::kInit: return "initContainers";
-    case ContainerKind::kRegular: return "containers";
-    case ContainerKind::kEphemeral: return "ephemeralContainers";
+    case ContainerKind::kInit:
+      return "initContainers";
+    case ContainerKind::kRegular:
+      return "containers";
+    case ContainerKind::kEphemeral:
+      return "ephemeralContainers";
   }
   return "containers";
 }

@@ -24,8 +24,8 @@ std::string_view ContainerListField(ContainerKind kind);
 // A resource quantity as written. JSON strings and numbers carry their text (Kubernetes accepts
 // both); any other JSON type is kept as a type error so a rule can name it.
 struct QuantityText {
-  std::string text;          // the string's value or the number's literal text
-  bool wrongType = false;    // true: not a string or number; `text` is the JSON type name
+  std::string text;        // the string's value or the number's literal text
+  bool wrongType = false;  // true: not a string or number; `text` is the JSON type name
 };
 
 struct ResourceEntry {
@@ -61,9 +61,10 @@ struct TolerationView {
 };
 
 struct PodSpecView {
-  std::string path;             // dotted field path for messages: "spec", "spec.template.spec"
-  std::string pointer;          // RFC 6901 pointer to the pod spec: "/spec"
-  std::string metadataPath;     // dotted path of the metadata beside it: "metadata", "spec.template.metadata"
+  std::string path;     // dotted field path for messages: "spec", "spec.template.spec"
+  std::string pointer;  // RFC 6901 pointer to the pod spec: "/spec"
+  std::string
+      metadataPath;  // dotted path of the metadata beside it: "metadata", "spec.template.metadata"
   std::string metadataPointer;  // pointer to the metadata beside it ("" when it has none)
 
   std::vector<ContainerView> containers;  // init, then regular, then ephemeral

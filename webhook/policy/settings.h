@@ -14,9 +14,9 @@
 namespace gpugate::policy {
 
 struct ManagedResource {
-  std::string name;      // exact resource name, or a glob ('*' = any run) when isPattern
+  std::string name;  // exact resource name, or a glob ('*' = any run) when isPattern
   bool isPattern = false;
-  std::string schedulerName;               // scheduler that must place pods requesting it ("" = any)
+  std::string schedulerName;  // scheduler that must place pods requesting it ("" = any)
   std::optional<int64_t> maxPerContainer;  // e.g. 1 under NVIDIA time-slicing
   bool toleration = true;                  // add the ExtendedResourceToleration for it on mutate
 };

@@ -399,11 +399,13 @@ using T = JournalRecord::Type;
 TEST(LedgerJournal, ReplayChargesBesideAndReleasesByName) {
   JournalScript script;
   script.replay = {
-      {T::kCharge, "team-a", "p1", "u1", Gpus(1)}, {T::kCharge, "team-a", "p2", "u2", Gpus(2)},
+      {T::kCharge, "team-a", "p1", "u1", Gpus(1)},
+      {T::kCharge, "team-a", "p2", "u2", Gpus(2)},
       {T::kCharge, "team-a", "p1", "u9", Gpus(3)},  // another uid under p1: beside u1
       {T::kCharge, "team-a", "p4", "u4", Gpus(2)},
       {T::kRelease, "team-a", "p4", "other", {}},  // a release frees the name, whatever the uid
-      {T::kCharge, "team-c", "p3", "", Gpus(1)},   {T::kRelease, "team-c", "p3", "", {}},
+      {T::kCharge, "team-c", "p3", "", Gpus(1)},
+      {T::kRelease, "team-c", "p3", "", {}},
       {T::kRelease, "team-c", "unknown", "", {}},
   };
   Ledger ledger(TestConfig(), std::make_unique<ScriptedJournal>(&script));

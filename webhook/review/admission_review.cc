@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/strings.h"
 #include "common/base64.h"
+#include "common/strings.h"
 #include "review/pod_spec_finder.h"
 
 namespace gpugate::review {

@@ -23,8 +23,8 @@ struct GroupVersionKind {
 
 // Identity of the object (or old object) under review, from its metadata.
 struct ObjectMeta {
-  std::string name;  // set by the apiserver before validation, even for generateName
-  std::string uid;   // set before validating admission on CREATE
+  std::string name;       // set by the apiserver before validation, even for generateName
+  std::string uid;        // set before validating admission on CREATE
   bool deleting = false;  // metadata.deletionTimestamp is set
 };
 

@@ -10,8 +10,8 @@ namespace gpugate::review {
 
 struct Decision {
   bool allowed = true;
-  int32_t code = 200;  // status.code when denied
-  std::string reason;  // short machine word for metrics and logs: a rule name, "exempt", ...
+  int32_t code = 200;   // status.code when denied
+  std::string reason;   // short machine word for metrics and logs: a rule name, "exempt", ...
   std::string message;  // status.message when denied
   std::string patch;    // a JSON Patch document (JSON text); empty: no patch
   std::vector<std::string> warnings;

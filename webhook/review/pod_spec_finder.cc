@@ -12,13 +12,20 @@ using policy::ShapeError;
 
 std::string_view TypeName(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "object";
-    case json::value_t::array: return "array";
-    case json::value_t::string: return "string";
-    case json::value_t::boolean: return "boolean";
-    case json::value_t::discarded: return "invalid";
-    default: return "number";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "object";
+    case json::value_t::array:
+      return "array";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::boolean:
+      return "boolean";
+    case json::value_t::discarded:
+      return "invalid";
+    default:
+      return "number";
   }
 }
 
@@ -29,12 +36,13 @@ class SpecReader {
 
   // The member `key` of `obj` if it has the wanted type; records a shape error otherwise.
   // Absent and null members yield nullptr silently (Kubernetes treats null as absent).
-  const json* Member(const json& obj, const char* key, json::value_t want, const std::string& path) {
+  const json* Member(const json& obj, const char* key, json::value_t want,
+                     const std::string& path) {
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) return nullptr;
     if (it->type() == want) return &*it;
-    errors_.push_back({path + "." + key, "must be " + std::string(TypeName(json(want))) +
-                                             ", got " + std::string(TypeName(*it))});
+    errors_.push_back({path + "." + key, "must be " + std::string(TypeName(json(want))) + ", got " +
+                                             std::string(TypeName(*it))});
     return nullptr;
   }
 

@@ -57,7 +57,9 @@ std::string Metrics::Render() const {
     out += "gpugate_http_requests_total{route=\"" + Label(std::get<0>(key)) + "\",code=\"" +
            std::to_string(std::get<1>(key)) + "\"} " + std::to_string(n) + "\n";
   }
-  out += "# HELP gpugate_admission_decisions_total Admission decisions, by route, decision and reason.\n";
+  out +=
+      "# HELP gpugate_admission_decisions_total Admission decisions, by route, decision and "
+      "reason.\n";
   out += "# TYPE gpugate_admission_decisions_total counter\n";
   for (const auto& [key, n] : decisions_) {
     out += "gpugate_admission_decisions_total{route=\"" + Label(std::get<0>(key)) +

@@ -53,8 +53,8 @@ Status Server::Bind() {
       return false;
     }
     if (SSL_CTX_check_private_key(&ctx) != 1) {
-      tlsError_ = "tls.keyFile " + options_.keyFile + " does not match tls.certFile " +
-                  options_.certFile;
+      tlsError_ =
+          "tls.keyFile " + options_.keyFile + " does not match tls.certFile " + options_.certFile;
       return false;
     }
     return true;
@@ -134,7 +134,8 @@ void Server::Routes() {
   });
   http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::string body = metrics_.Render();
-    if (const quota::Ledger* ledger = handler_.ledger()) body += quota::UsagePrometheus(ledger->Usage());
+    if (const quota::Ledger* ledger = handler_.ledger())
+      body += quota::UsagePrometheus(ledger->Usage());
     res.set_content(body, "text/plain; version=0.0.4");
   });
   http_->Get("/quota", [this](const httplib::Request& req, httplib::Response& res) {
@@ -155,11 +156,11 @@ void Server::Routes() {
       res.set_content("use POST with an AdmissionReview\n", "text/plain");
     });
   }
-  http_->set_exception_handler([](const httplib::Request&, httplib::Response& res,
-                                  std::exception_ptr) {
-    res.status = 500;
-    res.set_content("internal error\n", "text/plain");
-  });
+  http_->set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        res.status = 500;
+        res.set_content("internal error\n", "text/plain");
+      });
 }
 
 void Server::Run() {
