@@ -30,7 +30,7 @@ const policy::PodSpecView* PodSpec(const review::AdmissionRequest& r) {
 
 }  // namespace
 
-Handler::Handler(policy::Settings settings, quota::Ledger* ledger)
+Handler::Handler(policy::Settings settings, quota::Accounting* ledger)
     : settings_(std::move(settings)), ledger_(ledger) {}
 
 std::optional<review::Decision> Handler::Check(const review::AdmissionRequest& request) const {

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "policy/settings.h"
-#include "quota/ledger.h"
+#include "quota/accounting.h"
 #include "review/admission_review.h"
 #include "review/decision.h"
 
@@ -14,7 +14,7 @@ namespace gpugate::admission {
 class Handler {
  public:
   // `ledger` may be null (no quota accounting); it must outlive the handler.
-  Handler(policy::Settings settings, quota::Ledger* ledger);
+  Handler(policy::Settings settings, quota::Accounting* ledger);
 
   // Validates every pod spec in the object (Pods and pod templates of any kind). For Pods it
   // also keeps the quota ledger: charges on CREATE when everything fits (refusing otherwise),
@@ -27,7 +27,7 @@ class Handler {
   review::Decision Mutate(const review::AdmissionRequest& request) const;
 
   const policy::Settings& settings() const { return settings_; }
-  quota::Ledger* ledger() const { return ledger_; }
+  quota::Accounting* ledger() const { return ledger_; }
 
  private:
   // A decision reached without rules (exempt namespace, nothing to check), or a rule denial.
@@ -37,7 +37,7 @@ class Handler {
   review::Decision Release(const review::AdmissionRequest& request) const;
 
   policy::Settings settings_;
-  quota::Ledger* ledger_;
+  quota::Accounting* ledger_;
 };
 
 }  // namespace gpugate::admission

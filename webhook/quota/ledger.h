@@ -15,50 +15,14 @@
 #include <vector>
 
 #include "common/result.h"
+#include "quota/accounting.h"
 #include "quota/amounts.h"
 #include "quota/journal.h"
 #include "quota/quota_config.h"
 
 namespace gpugate::quota {
 
-// Identifies a pod's charge: namespace/name and the uid the apiserver gave it (empty when the
-// caller does not know it).
-struct PodRef {
-  std::string ns;
-  std::string name;
-  std::string uid;
-};
-
-struct Charge {
-  PodRef pod;
-  Amounts amounts;  // milli-units, plain resources and weighted figures
-};
-
-enum class ReserveOutcome {
-  kCharged,         // fits; charged (or, for a dry run, would be charged)
-  kAlreadyCharged,  // the same pod (namespace/name and uid) is already charged: nothing added
-  kExceeded,        // would go over a limit; nothing charged
-};
-
-struct ReserveResult {
-  ReserveOutcome outcome = ReserveOutcome::kCharged;
-  // For kExceeded, Kubernetes' wording, naming only the resources that would go over:
-  // "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4,
-  //  limited: nvidia.com/gpu=4"
-  std::string message;
-};
-
-struct ResourceUsage {
-  int64_t used = 0;             // milli-units
-  std::optional<int64_t> hard;  // milli-units; nullopt when no limit is set
-};
-
-struct NamespaceUsage {
-  std::string ns;
-  std::map<std::string, ResourceUsage, std::less<>> resources;  // sorted by resource name
-};
-
-class Ledger {
+class Ledger : public Accounting {
  public:
   // `journal` may be null (memory only). Limits and weights come from the config.
   Ledger(QuotaConfig config, std::unique_ptr<Journal> journal);
@@ -79,7 +43,7 @@ class Ledger {
   // them all. Only resources with a positive amount and a limit in the namespace are checked.
   // Negative amounts are an error. An error means the journal could not be written: nothing was
   // charged and the caller must refuse the admission.
-  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun);
+  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun) override;
 
   // Gives back exactly what was charged under `pod`'s namespace/name (the recorded amounts, not a
   // recomputation), for every uid held there: names are unique among live pods, so a DELETE or
@@ -87,15 +51,15 @@ class Ledger {
   // uid there is a refused duplicate or a predecessor already gone). Releasing an unknown pod is
   // not an error. Returns whether something was released; an error means the journal could not
   // be written and nothing was released.
-  Result<bool> Release(const PodRef& pod);
+  Result<bool> Release(const PodRef& pod) override;
 
   // Usage of every namespace that has a limit or a charge, sorted by namespace; `onlyNs` filters.
-  std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const;
+  std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
 
   // Every charge, sorted by namespace/name/uid (for tests and compaction).
   std::vector<Charge> Charges() const;
 
-  const QuotaConfig& config() const { return config_; }
+  const QuotaConfig& config() const override { return config_; }
 
  private:
   struct Impl;

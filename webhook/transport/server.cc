@@ -129,17 +129,19 @@ void Server::Routes() {
     res.set_content("ok\n", "text/plain");
   });
   http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    res.status = ready_ ? 200 : 503;
-    res.set_content(ready_ ? "ok\n" : "not ready\n", "text/plain");
+    const quota::Accounting* ledger = handler_.ledger();
+    bool ready = ready_ && (!ledger || ledger->Ready());
+    res.status = ready ? 200 : 503;
+    res.set_content(ready ? "ok\n" : "not ready\n", "text/plain");
   });
   http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::string body = metrics_.Render();
-    if (const quota::Ledger* ledger = handler_.ledger())
+    if (const quota::Accounting* ledger = handler_.ledger())
       body += quota::UsagePrometheus(ledger->Usage());
     res.set_content(body, "text/plain; version=0.0.4");
   });
   http_->Get("/quota", [this](const httplib::Request& req, httplib::Response& res) {
-    const quota::Ledger* ledger = handler_.ledger();
+    const quota::Accounting* ledger = handler_.ledger();
     if (!ledger) {
       res.status = 404;
       res.set_content("quota accounting is off\n", "text/plain");

@@ -1,0 +1,80 @@
+// What the admission handler needs from quota accounting, whichever form keeps it: the local
+// ledger (quota/ledger.h, one replica, journaled to a file) or the cluster ledger
+// (cluster/cluster_ledger.h, shared through the Kubernetes API by every replica).
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "quota/amounts.h"
+#include "quota/quota_config.h"
+
+namespace gpugate::quota {
+
+// Identifies a pod's charge: namespace/name and the uid the apiserver gave it (empty when the
+// caller does not know it).
+struct PodRef {
+  std::string ns;
+  std::string name;
+  std::string uid;
+};
+
+struct Charge {
+  PodRef pod;
+  Amounts amounts;  // milli-units, plain resources and weighted figures
+};
+
+enum class ReserveOutcome {
+  kCharged,         // fits; charged (or, for a dry run, would be charged)
+  kAlreadyCharged,  // the same pod (namespace/name and uid) is already charged: nothing added
+  kExceeded,        // would go over a limit; nothing charged
+};
+
+struct ReserveResult {
+  ReserveOutcome outcome = ReserveOutcome::kCharged;
+  // For kExceeded, Kubernetes' wording, naming only the resources that would go over:
+  // "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4,
+  //  limited: nvidia.com/gpu=4"
+  std::string message;
+};
+
+struct ResourceUsage {
+  int64_t used = 0;             // milli-units
+  std::optional<int64_t> hard;  // milli-units; nullopt when no limit is set
+};
+
+struct NamespaceUsage {
+  std::string ns;
+  std::map<std::string, ResourceUsage, std::less<>> resources;  // sorted by resource name
+};
+
+class Accounting {
+ public:
+  virtual ~Accounting() = default;
+
+  // Checks `amounts` against the namespace's limits and, unless `dryRun`, charges it to `pod`,
+  // atomically with respect to every other Reserve (in every replica, for the cluster form).
+  // An error means the charge could not be recorded: the caller must refuse the admission.
+  virtual Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts,
+                                        bool dryRun) = 0;
+
+  // Gives back what was charged under `pod`'s namespace/name. Returns whether anything was.
+  virtual Result<bool> Release(const PodRef& pod) = 0;
+
+  // Usage of every namespace with a limit or a charge, sorted by namespace; `onlyNs` filters.
+  virtual std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const = 0;
+
+  virtual const QuotaConfig& config() const = 0;
+
+  // False until the accounting can answer exactly (the cluster form before its first full sync
+  // with the API). /readyz reports it.
+  virtual bool Ready() const { return true; }
+};
+
+}  // namespace gpugate::quota
