@@ -1,0 +1,302 @@
+// HTTP for the stand-in API server: authentication, routes and watch streams over the Store.
+#include "standin/standin.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <charconv>
+#include <csignal>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "standin/standin_store.h"
+#include "standin/standin_tls.h"
+
+namespace gpugate::testing {
+
+using nlohmann::json;
+using standin::ApiError;
+using standin::ApiPath;
+using standin::WatchWake;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// How long a watch waits before looking again at its deadline; breaks and stops wake it at once.
+constexpr std::chrono::milliseconds kWatchPoll{500};
+
+std::optional<int64_t> ParseInt(const std::string& text) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+bool IsTrue(const std::string& value) { return value == "1" || value == "true"; }
+
+// One watch stream's state, owned by its content provider.
+struct WatchStream {
+  standin::WatchCursor cursor;
+  std::vector<std::string> pending;  // lines to send before anything else
+  bool endAfterPending = false;      // the pending lines are a final ERROR event
+  Clock::time_point deadline = Clock::time_point::max();
+  Clock::time_point nextBookmark = Clock::time_point::max();
+  int peerPort = -1;  // the client's, to notice it hang up
+};
+
+bool WriteLines(httplib::DataSink& sink, const std::vector<std::string>& lines) {
+  std::string chunk;
+  for (const std::string& line : lines) chunk += line;
+  return chunk.empty() || sink.write(chunk.data(), chunk.size());
+}
+
+}  // namespace
+
+struct StandInApiServer::Impl {
+  explicit Impl(Options o) : options(std::move(o)), store(options.historyLimit) {}
+
+  void Route();
+  bool Authorized(const httplib::Request& req, httplib::Response& res);
+  void Reply(httplib::Response& res, int status, const json& body);
+  void Fail(httplib::Response& res, const ApiError& error);
+  void Answer(httplib::Response& res, int status, const standin::ApiResult<json>& result);
+  void Handle(const httplib::Request& req, httplib::Response& res);
+  void HandleWatch(const httplib::Request& req, httplib::Response& res, const ApiPath& path);
+  bool StreamWatch(WatchStream& watch, httplib::DataSink& sink);
+
+  Options options;
+  standin::Store store;
+  standin::OpenConnections connections;  // outlives `http`, whose SSLs report to it
+  std::unique_ptr<httplib::SSLServer> http;
+  std::thread thread;
+  int port = -1;
+  std::atomic<bool> stopped{false};
+  std::atomic<bool> listenReturned{false};
+
+  mutable std::mutex countsMu;
+  std::map<std::string, int> requests;  // guarded by countsMu
+  std::atomic<int> conflicts{0};
+  std::atomic<int> watchesOpened{0};
+  std::atomic<int> watchesOpen{0};
+};
+
+bool StandInApiServer::Impl::Authorized(const httplib::Request& req, httplib::Response& res) {
+  {
+    std::lock_guard lock(countsMu);
+    ++requests[req.method];
+  }
+  if (req.get_header_value("Authorization") == "Bearer " + options.token) return true;
+  Fail(res, {401, "Unauthorized", "Unauthorized", {}});
+  return false;
+}
+
+void StandInApiServer::Impl::Reply(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+void StandInApiServer::Impl::Fail(httplib::Response& res, const ApiError& error) {
+  if (error.code == 409) ++conflicts;
+  Reply(res, error.code, standin::StatusFor(error));
+}
+
+void StandInApiServer::Impl::Answer(httplib::Response& res, int status,
+                                    const standin::ApiResult<json>& result) {
+  result ? Reply(res, status, *result) : Fail(res, result.error());
+}
+
+void StandInApiServer::Impl::Route() {
+  http->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return Authorized(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                                : httplib::Server::HandlerResponse::Handled;
+  });
+  // One handler parses every path: httplib's regex routes cannot express the API's paths.
+  auto handle = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
+  http->Get(".*", handle).Post(".*", handle).Put(".*", handle).Delete(".*", handle);
+  http->set_exception_handler(
+      [this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        Fail(res, {500, "InternalError", "the stand-in threw an exception", {}});
+      });
+}
+
+void StandInApiServer::Impl::Handle(const httplib::Request& req, httplib::Response& res) {
+  std::optional<ApiPath> path = standin::ParseApiPath(req.path);
+  if (!path) {
+    return Fail(res, {404, "NotFound", "the server could not find the requested resource", {}});
+  }
+  const bool collection = path->collection();
+  if (req.method == "GET" && !collection) {
+    if (auto object = store.Get(*path)) return Reply(res, 200, *object);
+    return Fail(res, standin::NotFoundError(*path));
+  }
+  if (req.method == "GET" && IsTrue(req.get_param_value("watch"))) {
+    return HandleWatch(req, res, *path);
+  }
+  if (req.method == "GET") return Reply(res, 200, store.List(*path));
+  if (req.method == "DELETE" && !collection) return Answer(res, 200, store.Delete(*path));
+  if ((req.method == "POST" && collection) || (req.method == "PUT" && !collection)) {
+    json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded()) {
+      return Fail(res, {400, "BadRequest", "the request body is not valid JSON", {}});
+    }
+    if (req.method == "POST") return Answer(res, 201, store.Create(*path, std::move(body)));
+    return Answer(res, 200, store.Update(*path, std::move(body), /*checkVersion=*/true));
+  }
+  Fail(res, {405,
+             "MethodNotAllowed",
+             "the server does not allow this method on the requested resource",
+             {}});
+}
+
+void StandInApiServer::Impl::HandleWatch(const httplib::Request& req, httplib::Response& res,
+                                         const ApiPath& path) {
+  std::optional<int64_t> from;
+  std::string version = req.get_param_value("resourceVersion");
+  if (!version.empty() && version != "0") {
+    from = ParseInt(version);
+    if (!from) return Fail(res, {400, "BadRequest", "invalid resourceVersion: " + version, {}});
+  }
+  std::optional<int64_t> timeout = ParseInt(req.get_param_value("timeoutSeconds"));
+  auto watch = std::make_shared<WatchStream>();
+  auto opened = store.OpenWatch(path, from, &watch->pending);
+  ++watchesOpened;
+  if (opened) {
+    watch->cursor = *opened;
+  } else {
+    watch->pending = {standin::EventLine("ERROR", standin::StatusFor(opened.error()))};
+    watch->endAfterPending = true;
+  }
+  watch->peerPort = req.remote_port;
+  Clock::time_point now = Clock::now();
+  if (timeout && *timeout > 0) watch->deadline = now + std::chrono::seconds(*timeout);
+  if (IsTrue(req.get_param_value("allowWatchBookmarks"))) {
+    watch->nextBookmark = now + options.bookmarkInterval;
+  }
+  ++watchesOpen;
+  res.set_chunked_content_provider(
+      "application/json",
+      [this, watch](size_t, httplib::DataSink& sink) { return StreamWatch(*watch, sink); },
+      [this](bool) { --watchesOpen; });
+}
+
+// httplib calls this again and again until it returns false (cut the connection: no final
+// chunk) or calls sink.done() (a normal end of the stream).
+bool StandInApiServer::Impl::StreamWatch(WatchStream& watch, httplib::DataSink& sink) {
+  if (!watch.pending.empty()) {
+    bool ok = WriteLines(sink, watch.pending);
+    watch.pending.clear();
+    if (ok && watch.endAfterPending) sink.done();
+    return ok;
+  }
+  Clock::time_point now = Clock::now();
+  if (now >= watch.deadline) {
+    sink.done();
+    return true;
+  }
+  std::vector<std::string> lines;
+  switch (store.Next(watch.cursor, std::min({watch.deadline, watch.nextBookmark, now + kWatchPoll}),
+                     &lines)) {
+    case WatchWake::kBroken:
+      return false;
+    case WatchWake::kExpired:
+      if (!WriteLines(sink, lines)) return false;
+      sink.done();
+      return true;
+    case WatchWake::kEvents:
+      return WriteLines(sink, lines);
+    case WatchWake::kIdle:
+      if (connections.PeerHungUp(watch.peerPort)) return false;
+      break;
+  }
+  if (Clock::now() < watch.nextBookmark) return true;
+  watch.nextBookmark = Clock::now() + options.bookmarkInterval;
+  return WriteLines(sink, {store.BookmarkLine(watch.cursor)});
+}
+
+StandInApiServer::StandInApiServer(Options options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+StandInApiServer::~StandInApiServer() { Stop(); }
+
+int StandInApiServer::Start() {
+  Impl& s = *impl_;
+  // A client that hangs up mid-stream must fail the write, not kill the test process.
+  std::signal(SIGPIPE, SIG_IGN);
+  s.http = std::make_unique<httplib::SSLServer>([&s](SSL_CTX& ctx) {
+    return s.connections.Configure(ctx, s.options.certFile, s.options.keyFile);
+  });
+  if (!s.http->is_valid()) return -1;
+  s.http->set_tcp_nodelay(true);
+  s.http->set_keep_alive_max_count(10000);
+  s.http->set_keep_alive_timeout(10);  // an idle kept-alive connection holds one of the threads
+  s.http->set_read_timeout(10, 0);
+  s.http->set_write_timeout(10, 0);
+  s.http->new_task_queue = [] { return new httplib::ThreadPool(64); };
+  s.Route();
+  s.port = s.http->bind_to_any_port("127.0.0.1");
+  if (s.port < 0) return -1;
+  s.thread = std::thread([&s] {
+    s.http->listen_after_bind();
+    s.listenReturned = true;
+  });
+  // httplib's stop() does nothing until its accept loop runs, so Start() waits for the loop.
+  while (!s.http->is_running() && !s.listenReturned) std::this_thread::yield();
+  return s.listenReturned ? -1 : s.port;
+}
+
+void StandInApiServer::Stop() {
+  Impl& s = *impl_;
+  if (s.stopped.exchange(true)) return;
+  s.store.Close();  // first: watch streams end, so httplib's workers can be joined
+  if (s.http) s.http->stop();
+  // After stop(): httplib accepts no more, and no worker starts another keep-alive wait.
+  s.connections.ShutdownAll();
+  if (s.thread.joinable()) s.thread.join();
+}
+
+int StandInApiServer::port() const { return impl_->port; }
+
+json StandInApiServer::Create(const std::string& collectionPath, json object) {
+  auto path = standin::ParseApiPath(collectionPath);
+  if (!path || !path->collection()) {
+    return standin::StatusFor({400, "BadRequest", "not a collection path: " + collectionPath, {}});
+  }
+  auto created = impl_->store.Create(*path, std::move(object), /*keepUid=*/true);
+  return created ? *created : standin::StatusFor(created.error());
+}
+
+json StandInApiServer::Update(const std::string& objectPath, json object) {
+  auto path = standin::ParseApiPath(objectPath);
+  if (!path || path->collection()) {
+    return standin::StatusFor({400, "BadRequest", "not an object path: " + objectPath, {}});
+  }
+  auto updated = impl_->store.Update(*path, std::move(object), /*checkVersion=*/false);
+  return updated ? *updated : standin::StatusFor(updated.error());
+}
+
+bool StandInApiServer::Delete(const std::string& objectPath) {
+  auto path = standin::ParseApiPath(objectPath);
+  return path && !path->collection() && impl_->store.Delete(*path).has_value();
+}
+
+json StandInApiServer::Get(const std::string& objectPath) const {
+  auto path = standin::ParseApiPath(objectPath);
+  if (!path || path->collection()) return nullptr;
+  return impl_->store.Get(*path).value_or(nullptr);
+}
+
+void StandInApiServer::BreakWatches() { impl_->store.BreakWatches(); }
+void StandInApiServer::ExpireHistory() { impl_->store.ExpireHistory(); }
+
+int StandInApiServer::requests(const std::string& method) const {
+  std::lock_guard lock(impl_->countsMu);
+  auto it = impl_->requests.find(method);
+  return it == impl_->requests.end() ? 0 : it->second;
+}
+
+int StandInApiServer::conflicts() const { return impl_->conflicts; }
+int StandInApiServer::watchesOpened() const { return impl_->watchesOpened; }
+int StandInApiServer::watchesOpen() const { return impl_->watchesOpen; }
+
+}  // namespace gpugate::testing

@@ -1,0 +1,75 @@
+// A stand-in Kubernetes API server for tests: small, in-process, over real TLS on a free port,
+// and faithful where gpugate depends on the real one:
+//   - every write bumps one global resourceVersion and stamps it on the object;
+//   - PUT with a stale metadata.resourceVersion -> 409 Conflict; POST of an existing name ->
+//     409 AlreadyExists; GET of a missing object -> 404; bodies of errors are Status objects;
+//   - list (namespaced or cluster-wide) returns items and the list's resourceVersion;
+//   - ?watch=1&resourceVersion=N streams ADDED/MODIFIED/DELETED events after N as chunked JSON
+//     lines, BOOKMARK events when allowWatchBookmarks=true, honours timeoutSeconds, and answers a
+//     resourceVersion older than its history with an ERROR event carrying a 410 Expired Status;
+//   - every request must carry `Authorization: Bearer <token>` (else 401).
+// It does not validate objects, run admission, garbage-collect, or implement field/label selectors,
+// patch, subresources, or server-side apply (docs/cluster.md lists these limits).
+//
+// Paths: /api/v1/[namespaces/NS/]RESOURCE[/NAME] and
+// /apis/GROUP/VERSION/[namespaces/NS/]RESOURCE[/NAME].
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpugate::testing {
+
+class StandInApiServer {
+ public:
+  struct Options {
+    // Serving certificate and key (e.g. from `gpugate certs --host 127.0.0.1`).
+    std::string certFile;
+    std::string keyFile;
+    std::string token = "stand-in-token";
+    size_t historyLimit = 10000;  // events kept for watches to resume from
+    std::chrono::milliseconds bookmarkInterval{300};
+  };
+
+  explicit StandInApiServer(Options options);
+  ~StandInApiServer();  // stops
+
+  // Binds 127.0.0.1 on a free port and serves on background threads; returns the port, or -1
+  // when the certificate does not load or no port can be bound. Ignores SIGPIPE process-wide
+  // (a client hanging up mid-stream must fail a write, not kill the test).
+  int Start();
+  // Ends every watch stream (cut, as BreakWatches() does) and every kept-alive connection, and
+  // joins the server's threads. Idempotent; the store stays readable through the C++ methods.
+  void Stop();
+  int port() const;
+
+  // The store, as a controller or kubectl would change it (each call is one write: new
+  // resourceVersion, watch events). `path` is an object path as above. Create fills in uid (when
+  // the object has none: tests pass the uid admission saw), resourceVersion, creationTimestamp and
+  // namespace; Update ignores resourceVersion (unconditional). On failure (name taken, object
+  // absent, bad path) Create and Update return the Status object the HTTP API would answer.
+  nlohmann::json Create(const std::string& collectionPath, nlohmann::json object);
+  nlohmann::json Update(const std::string& objectPath, nlohmann::json object);
+  bool Delete(const std::string& objectPath);
+  nlohmann::json Get(const std::string& objectPath) const;  // null when absent
+
+  // Cuts every open watch stream mid-stream (no terminating chunk), as a dropped connection does.
+  void BreakWatches();
+  // Forgets the event history: a watch resuming from any earlier resourceVersion gets 410.
+  void ExpireHistory();
+
+  // Counts of answered requests by method ("GET", "PUT", ...) and of 409s, for tests.
+  int requests(const std::string& method) const;
+  int conflicts() const;
+  int watchesOpened() const;
+  // Watch streams in progress now (one ends when it times out, is broken, or its client hangs up).
+  int watchesOpen() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpugate::testing

@@ -1,0 +1,292 @@
+#include "standin/standin_store.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <random>
+
+namespace gpugate::testing::standin {
+namespace {
+
+using nlohmann::json;
+
+std::mt19937_64& Random() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return engine;
+}
+
+// A random (version 4) UUID, as the API server assigns to metadata.uid.
+std::string NewUid() {
+  std::uniform_int_distribution<int> digit(0, 15);
+  std::string uid = "xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx";
+  for (char& c : uid) {
+    if (c == 'x') c = "0123456789abcdef"[digit(Random())];
+  }
+  return uid;
+}
+
+std::string NowRfc3339() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// Kinds of the resources gpugate reads; any other resource gets its name, singular, capitalised.
+std::string GuessKind(const std::string& resource) {
+  static const std::map<std::string, std::string> known = {{"pods", "Pod"},
+                                                           {"nodes", "Node"},
+                                                           {"namespaces", "Namespace"},
+                                                           {"configmaps", "ConfigMap"},
+                                                           {"leases", "Lease"},
+                                                           {"events", "Event"},
+                                                           {"gpuquotas", "GPUQuota"},
+                                                           {"resourcequotas", "ResourceQuota"}};
+  if (auto it = known.find(resource); it != known.end()) return it->second;
+  std::string kind = resource;
+  if (kind.ends_with('s')) kind.pop_back();
+  if (!kind.empty()) kind[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(kind[0])));
+  return kind;
+}
+
+std::string StringAt(const json& object, const char* field) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "";
+  auto value = meta->find(field);
+  return value != meta->end() && value->is_string() ? value->get<std::string>() : "";
+}
+
+bool Watches(const ApiPath& filter, const ApiPath& where) {
+  return filter.prefix == where.prefix && filter.resource == where.resource &&
+         (filter.ns.empty() || filter.ns == where.ns);
+}
+
+ApiError BadRequest(std::string message) { return {400, "BadRequest", std::move(message), {}}; }
+
+// The body's namespace and name, when present, must agree with the path's.
+std::optional<ApiError> Mismatch(const ApiPath& path, const json& object) {
+  std::string ns = StringAt(object, "namespace");
+  if (!path.ns.empty() && !ns.empty() && ns != path.ns) {
+    return BadRequest(
+        "the namespace of the provided object does not match the namespace sent on "
+        "the request");
+  }
+  std::string name = StringAt(object, "name");
+  if (!path.name.empty() && !name.empty() && name != path.name) {
+    return BadRequest("the name of the object (" + name + ") does not match the name on the URL (" +
+                      path.name + ")");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Store::Store(size_t historyLimit) : historyLimit_(std::max<size_t>(historyLimit, 1)) {}
+
+ApiResult<json> Store::Create(const ApiPath& collection, json object, bool keepUid) {
+  if (!object.is_object()) return std::unexpected(BadRequest("the body must be a JSON object"));
+  if (auto bad = Mismatch(collection, object)) return std::unexpected(*bad);
+  std::lock_guard lock(mu_);
+  ApiPath where = collection;
+  if (where.ns.empty()) where.ns = StringAt(object, "namespace");
+  where.name = StringAt(object, "name");
+  if (where.name.empty() && !StringAt(object, "generateName").empty()) {
+    where.name = UniqueNameLocked(where, where.ns, StringAt(object, "generateName"));
+  }
+  if (where.name.empty()) {
+    return std::unexpected(ApiError{422,
+                                    "Invalid",
+                                    "metadata.name: Required value: name or generateName is "
+                                    "required",
+                                    {}});
+  }
+  if (objects_.contains(KeyOf(where))) {
+    return std::unexpected(
+        ErrorAbout(where, 409, "AlreadyExists",
+                   where.groupResource() + " \"" + where.name + "\" already exists"));
+  }
+  json& meta = object["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  meta["name"] = where.name;
+  if (where.ns.empty()) {
+    meta.erase("namespace");
+  } else {
+    meta["namespace"] = where.ns;
+  }
+  if (!keepUid || !meta.contains("uid") || !meta["uid"].is_string()) meta["uid"] = NewUid();
+  meta["creationTimestamp"] = NowRfc3339();
+  if (!object.contains("apiVersion")) object["apiVersion"] = where.apiVersion();
+  if (!object.contains("kind")) object["kind"] = KindLocked(where);
+  RecordLocked("ADDED", where, object);
+  objects_[KeyOf(where)] = object;
+  return object;
+}
+
+ApiResult<json> Store::Update(const ApiPath& path, json object, bool checkVersion) {
+  if (!object.is_object()) return std::unexpected(BadRequest("the body must be a JSON object"));
+  if (auto bad = Mismatch(path, object)) return std::unexpected(*bad);
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(KeyOf(path));
+  if (it == objects_.end()) return std::unexpected(NotFoundError(path));
+  std::string expected = StringAt(object, "resourceVersion");
+  if (checkVersion && !expected.empty() && expected != StringAt(it->second, "resourceVersion")) {
+    return std::unexpected(ErrorAbout(path, 409, "Conflict",
+                                      "Operation cannot be fulfilled on " + path.groupResource() +
+                                          " \"" + path.name +
+                                          "\": the object has been modified; please apply your "
+                                          "changes to the latest version and try again"));
+  }
+  json& meta = object["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  meta["name"] = path.name;
+  if (!path.ns.empty()) meta["namespace"] = path.ns;
+  // Set at creation and never changed by an update.
+  meta["uid"] = it->second["metadata"]["uid"];
+  meta["creationTimestamp"] = it->second["metadata"]["creationTimestamp"];
+  if (!object.contains("apiVersion")) object["apiVersion"] = it->second["apiVersion"];
+  if (!object.contains("kind")) object["kind"] = it->second["kind"];
+  RecordLocked("MODIFIED", path, object);
+  it->second = object;
+  return object;
+}
+
+ApiResult<json> Store::Delete(const ApiPath& path) {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(KeyOf(path));
+  if (it == objects_.end()) return std::unexpected(NotFoundError(path));
+  json object = std::move(it->second);
+  objects_.erase(it);
+  // Like etcd, the DELETED event carries the object at the deletion's resourceVersion.
+  RecordLocked("DELETED", path, object);
+  return object;
+}
+
+std::optional<json> Store::Get(const ApiPath& path) const {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(KeyOf(path));
+  if (it == objects_.end()) return std::nullopt;
+  return it->second;
+}
+
+json Store::List(const ApiPath& collection) const {
+  std::lock_guard lock(mu_);
+  json items = json::array();
+  for (auto it = objects_.lower_bound({collection.prefix, collection.resource, "", ""});
+       it != objects_.end(); ++it) {
+    const auto& [prefix, resource, ns, name] = it->first;
+    if (prefix != collection.prefix || resource != collection.resource) break;
+    if (collection.ns.empty() || ns == collection.ns) items.push_back(it->second);
+  }
+  return {{"apiVersion", collection.apiVersion()},
+          {"kind", KindLocked(collection) + "List"},
+          {"metadata", {{"resourceVersion", std::to_string(rv_)}}},
+          {"items", std::move(items)}};
+}
+
+ApiResult<WatchCursor> Store::OpenWatch(const ApiPath& collection, std::optional<int64_t> from,
+                                        std::vector<std::string>* initial) {
+  std::lock_guard lock(mu_);
+  if (from && *from < floor_) return std::unexpected(TooOldLocked(*from));
+  WatchCursor cursor{collection, from.value_or(rv_), generation_};
+  if (!from) {
+    for (const auto& [key, object] : objects_) {
+      const auto& [prefix, resource, ns, name] = key;
+      if (Watches(collection, ApiPath{prefix, resource, ns, name})) {
+        initial->push_back(EventLine("ADDED", object));
+      }
+    }
+  }
+  return cursor;
+}
+
+WatchWake Store::Next(WatchCursor& cursor, std::chrono::steady_clock::time_point until,
+                      std::vector<std::string>* lines) {
+  std::unique_lock lock(mu_);
+  while (true) {
+    if (closed_ || cursor.generation != generation_) return WatchWake::kBroken;
+    if (cursor.sent < floor_) {
+      lines->push_back(EventLine("ERROR", StatusFor(TooOldLocked(cursor.sent))));
+      return WatchWake::kExpired;
+    }
+    // history_[i] has resourceVersion floor_ + 1 + i.
+    for (size_t i = static_cast<size_t>(cursor.sent - floor_); i < history_.size(); ++i) {
+      if (Watches(cursor.filter, history_[i].where)) lines->push_back(history_[i].line);
+    }
+    cursor.sent = std::max(cursor.sent, rv_);
+    if (!lines->empty()) return WatchWake::kEvents;
+    if (std::chrono::steady_clock::now() >= until) return WatchWake::kIdle;
+    changed_.wait_until(lock, until);
+  }
+}
+
+std::string Store::BookmarkLine(const WatchCursor& cursor) const {
+  std::lock_guard lock(mu_);
+  json object = {{"kind", KindLocked(cursor.filter)},
+                 {"apiVersion", cursor.filter.apiVersion()},
+                 {"metadata", {{"resourceVersion", std::to_string(cursor.sent)}}}};
+  return EventLine("BOOKMARK", object);
+}
+
+void Store::BreakWatches() {
+  std::lock_guard lock(mu_);
+  ++generation_;
+  changed_.notify_all();
+}
+
+void Store::ExpireHistory() {
+  std::lock_guard lock(mu_);
+  history_.clear();
+  floor_ = rv_;
+  changed_.notify_all();
+}
+
+void Store::Close() {
+  std::lock_guard lock(mu_);
+  closed_ = true;
+  changed_.notify_all();
+}
+
+void Store::RecordLocked(std::string_view type, const ApiPath& where, json& object) {
+  object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  history_.push_back({rv_, where, EventLine(type, object)});
+  while (history_.size() > historyLimit_) {
+    floor_ = history_.front().rv;
+    history_.pop_front();
+  }
+  changed_.notify_all();
+}
+
+std::string Store::KindLocked(const ApiPath& path) const {
+  for (auto it = objects_.lower_bound({path.prefix, path.resource, "", ""});
+       it != objects_.end() && std::get<0>(it->first) == path.prefix &&
+       std::get<1>(it->first) == path.resource;
+       ++it) {
+    auto kind = it->second.find("kind");
+    if (kind != it->second.end() && kind->is_string()) return kind->get<std::string>();
+  }
+  return GuessKind(path.resource);
+}
+
+ApiError Store::TooOldLocked(int64_t requested) const {
+  return {410,
+          "Expired",
+          "too old resource version: " + std::to_string(requested) + " (" + std::to_string(floor_) +
+              ")",
+          {}};
+}
+
+std::string Store::UniqueNameLocked(const ApiPath& collection, const std::string& ns,
+                                    const std::string& generateName) {
+  // The API server's alphabet for generated suffixes: no vowels, no look-alike digits.
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::uniform_int_distribution<size_t> pick(0, kAlphabet.size() - 1);
+  while (true) {
+    std::string name = generateName;
+    for (int i = 0; i < 5; ++i) name += kAlphabet[pick(Random())];
+    if (!objects_.contains({collection.prefix, collection.resource, ns, name})) return name;
+  }
+}
+
+}  // namespace gpugate::testing::standin
