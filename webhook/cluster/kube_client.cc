@@ -1,0 +1,273 @@
+// The Kubernetes API client over cpp-httplib 0.11.4 SSLClients.
+//
+// Server verification is OpenSSL's, not httplib's. httplib's own check loads the system roots
+// into whatever store the client has (SSLClient::load_certs calls
+// SSL_CTX_set_default_verify_paths when no CA file is set), so a store from caPem would be
+// trusted *beside* every system root; client-go trusts only the configured CA. So httplib's
+// check is off and each client's SSL_CTX does it in the handshake: SSL_VERIFY_PEER, a store
+// holding only caPem's certificates (the system roots when caPem is empty), and the expected
+// name (DNS name or IP address) in the context's X509_VERIFY_PARAM.
+//
+// tlsServerName: httplib connects to, sends as SNI and names in the Host header the host it was
+// constructed with. So the client is constructed with tlsServerName, and
+// set_hostname_addr_map() maps that name to the address of `host` (resolved here, since httplib
+// hands the mapped value to getaddrinfo as a numeric address).
+#include "cluster/kube_client.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <sys/socket.h>
+
+#include <cctype>
+
+#include "cluster/kube_client_pool.h"
+#include "common/files.h"
+
+namespace gpugate::cluster {
+namespace {
+
+constexpr size_t kMaxIdleClients = 4;
+
+// Why the last handshake on this thread failed verification; set by OpenSSL's callback, which
+// runs on the thread doing the request.
+thread_local std::string tVerifyError;
+
+int RecordVerifyError(int ok, X509_STORE_CTX* ctx) {
+  if (!ok && tVerifyError.empty()) {
+    tVerifyError = X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
+  }
+  return ok;
+}
+
+bool IsIpAddress(const std::string& host) {
+  unsigned char buf[sizeof(in6_addr)];
+  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+
+Result<std::string> NumericAddress(const std::string& host) {
+  if (IsIpAddress(host)) return host;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0) {
+    return Fail("cannot resolve " + host + ": " + gai_strerror(rc));
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* addr =
+      found->ai_family == AF_INET6
+          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr)
+          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr);
+  inet_ntop(found->ai_family, addr, text, sizeof text);
+  freeaddrinfo(found);
+  return std::string(text);
+}
+
+// TCP keepalive, so a peer that vanished without a FIN (node gone) breaks a quiet watch within
+// about a minute instead of at the idle timeout.
+void SetKeepAlive(socket_t sock) {
+  int on = 1, idle = 30, interval = 10, count = 3;
+  setsockopt(sock, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  setsockopt(sock, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  setsockopt(sock, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  setsockopt(sock, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+}
+
+}  // namespace
+
+void KubeClient::Pool::BeginRequest() {
+  tVerifyError.clear();
+  ERR_clear_error();
+}
+
+std::string KubeClient::Pool::Describe(httplib::Error error) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "cannot connect";
+    case httplib::Error::ConnectionTimeout:
+      return "connection timed out";
+    case httplib::Error::Read:
+      return "connection lost or timed out while reading";
+    case httplib::Error::Write:
+      return "connection lost while writing";
+    case httplib::Error::Canceled:
+      return "canceled";
+    case httplib::Error::SSLServerVerification:
+      return "server certificate rejected";
+    case httplib::Error::SSLConnection: {
+      std::string why = tVerifyError;
+      if (why.empty() && ERR_peek_last_error() != 0) {
+        const char* reason = ERR_reason_error_string(ERR_peek_last_error());
+        why = reason ? reason : "";
+      }
+      ERR_clear_error();
+      return why.empty() ? "TLS handshake failed" : "TLS handshake failed: " + why;
+    }
+    default:
+      return "request failed (" + httplib::to_string(error) + ")";
+  }
+}
+
+KubeClient::Pool::Pool(const KubeConfig& c)
+    : config(c), dialName(c.tlsServerName.empty() ? c.host : c.tlsServerName) {
+  if (!c.caPem.empty()) {
+    if (auto certs = ParseCertificates(c.caPem)) {
+      caCerts = std::move(*certs);
+    } else {
+      setupError = "certificate authority: " + certs.error().message;
+    }
+  }
+  if (!c.clientCertPem.empty() || !c.clientKeyPem.empty()) {
+    auto certs = ParseCertificates(c.clientCertPem);
+    auto key = ParsePrivateKey(c.clientKeyPem);
+    if (!certs) setupError = "client certificate: " + certs.error().message;
+    if (!key) setupError = "client key: " + key.error().message;
+    if (certs && key) {
+      clientChain = std::move(*certs);
+      clientKey = std::move(*key);
+    }
+  }
+}
+
+void KubeClient::Pool::ConfigureTls(httplib::SSLClient& client) const {
+  SSL_CTX* ctx = client.ssl_context();
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  for (size_t i = 1; i < clientChain.size(); ++i) {
+    SSL_CTX_add1_chain_cert(ctx, clientChain[i].get());
+  }
+  client.enable_server_certificate_verification(false);  // see the top of this file
+  if (config.insecureSkipVerify) return;
+  if (caCerts.empty()) {
+    SSL_CTX_set_default_verify_paths(ctx);
+  } else {
+    X509_STORE* store = X509_STORE_new();
+    for (const auto& cert : caCerts) X509_STORE_add_cert(store, cert.get());
+    SSL_CTX_set_cert_store(ctx, store);  // the context owns it now
+  }
+  X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
+  if (IsIpAddress(dialName)) {
+    X509_VERIFY_PARAM_set1_ip_asc(param, dialName.c_str());
+  } else {
+    X509_VERIFY_PARAM_set1_host(param, dialName.c_str(), dialName.size());
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  }
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, RecordVerifyError);
+}
+
+Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::NewClient(int timeoutSeconds) const {
+  if (!setupError.empty()) return Fail(setupError);
+  auto client = clientKey ? std::make_unique<httplib::SSLClient>(
+                                dialName, config.port, clientChain.front().get(), clientKey.get())
+                          : std::make_unique<httplib::SSLClient>(dialName, config.port);
+  if (!client->is_valid()) return Fail("cannot set up a TLS client context");
+  if (dialName != config.host) {
+    auto address = NumericAddress(config.host);
+    if (!address) return std::unexpected(address.error());
+    client->set_hostname_addr_map({{dialName, *address}});
+  }
+  ConfigureTls(*client);
+  client->set_tcp_nodelay(true);
+  client->set_socket_options(SetKeepAlive);
+  client->set_keep_alive(true);
+  client->set_connection_timeout(timeoutSeconds);
+  client->set_read_timeout(timeoutSeconds);
+  client->set_write_timeout(timeoutSeconds);
+  return client;
+}
+
+Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::Acquire(int timeoutSeconds) {
+  std::unique_ptr<httplib::SSLClient> client;
+  {
+    std::lock_guard lock(mu);
+    if (!idle.empty()) {
+      client = std::move(idle.back());
+      idle.pop_back();
+    }
+  }
+  if (!client) return NewClient(timeoutSeconds);
+  client->set_connection_timeout(timeoutSeconds);
+  client->set_read_timeout(timeoutSeconds);
+  client->set_write_timeout(timeoutSeconds);
+  return client;
+}
+
+void KubeClient::Pool::Release(std::unique_ptr<httplib::SSLClient> client) {
+  std::lock_guard lock(mu);
+  if (idle.size() < kMaxIdleClients) idle.push_back(std::move(client));
+}
+
+Result<httplib::Headers> KubeClient::Pool::RequestHeaders() {
+  httplib::Headers headers{{"Accept", "application/json"}};
+  std::string token = config.token;
+  if (token.empty() && !config.tokenFile.empty()) {
+    // Projected service-account tokens rotate (the kubelet swaps a symlink): re-read the file
+    // when what it points at changes; keep the last good token if a read fails mid-swap.
+    std::lock_guard lock(tokenMu);
+    struct stat now {};
+    bool changed = ::stat(config.tokenFile.c_str(), &now) != 0 || fileToken.empty() ||
+                   now.st_ino != tokenStat.st_ino || now.st_size != tokenStat.st_size ||
+                   now.st_mtim.tv_sec != tokenStat.st_mtim.tv_sec ||
+                   now.st_mtim.tv_nsec != tokenStat.st_mtim.tv_nsec;
+    if (changed) {
+      auto text = ReadFile(config.tokenFile);
+      if (!text && fileToken.empty()) return Fail("bearer token: " + text.error().message);
+      if (text) {
+        fileToken = std::move(*text);
+        while (!fileToken.empty() && std::isspace(static_cast<unsigned char>(fileToken.back()))) {
+          fileToken.pop_back();
+        }
+        tokenStat = now;
+      }
+    }
+    token = fileToken;
+  }
+  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+  return headers;
+}
+
+std::string KubeClient::Pool::Url(const std::string& path) const {
+  bool v6 = config.host.find(':') != std::string::npos;
+  return "https://" + (v6 ? "[" + config.host + "]" : config.host) + ":" +
+         std::to_string(config.port) + path;
+}
+
+Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::string& path,
+                                          const std::string* body, int timeoutSeconds) {
+  auto fail = [&](const std::string& why) { return Fail(method + " " + Url(path) + ": " + why); };
+  auto headers = RequestHeaders();
+  if (!headers) return fail(headers.error().message);
+  auto client = Acquire(timeoutSeconds);
+  if (!client) return fail(client.error().message);
+  BeginRequest();
+  constexpr char kJson[] = "application/json";
+  httplib::Result res = method == "GET"    ? (*client)->Get(path, *headers)
+                        : method == "POST" ? (*client)->Post(path, *headers, *body, kJson)
+                        : method == "PUT"  ? (*client)->Put(path, *headers, *body, kJson)
+                                           : (*client)->Delete(path, *headers);
+  if (!res) return fail(Describe(res.error()));  // the client and its socket are dropped
+  Release(std::move(*client));
+  return HttpResult{res->status, std::move(res->body)};
+}
+
+KubeClient::KubeClient(KubeConfig config)
+    : config_(std::move(config)), pool_(std::make_unique<Pool>(config_)) {}
+
+KubeClient::~KubeClient() = default;
+
+Result<HttpResult> KubeClient::Get(const std::string& path) {
+  return pool_->Send("GET", path, nullptr, requestTimeout_);
+}
+Result<HttpResult> KubeClient::Post(const std::string& path, const std::string& jsonBody) {
+  return pool_->Send("POST", path, &jsonBody, requestTimeout_);
+}
+Result<HttpResult> KubeClient::Put(const std::string& path, const std::string& jsonBody) {
+  return pool_->Send("PUT", path, &jsonBody, requestTimeout_);
+}
+Result<HttpResult> KubeClient::Delete(const std::string& path) {
+  return pool_->Send("DELETE", path, nullptr, requestTimeout_);
+}
+
+}  // namespace gpugate::cluster

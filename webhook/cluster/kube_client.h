@@ -1,0 +1,62 @@
+// A small Kubernetes API client over TLS (cpp-httplib): JSON in, JSON text out, status codes as
+// values, and watch streams read line by line without blocking anyone else.
+//
+// Thread-safety: every method may be called from any thread; each request takes a connection from
+// a small pool (cpp-httplib clients are not safe for concurrent use), so admission threads never
+// wait on a watch.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/kube_config.h"
+#include "common/result.h"
+
+namespace gpugate::cluster {
+
+struct HttpResult {
+  int status = 0;    // HTTP status code
+  std::string body;  // response body (a Kubernetes Status object on most errors)
+};
+
+class KubeClient {
+ public:
+  explicit KubeClient(KubeConfig config);
+  ~KubeClient();
+
+  // An error means no HTTP answer at all (connection refused, TLS failure, timeout); an HTTP
+  // error status (404, 409, 410, 5xx...) is a successful HttpResult.
+  Result<HttpResult> Get(const std::string& path);
+  Result<HttpResult> Post(const std::string& path, const std::string& jsonBody);
+  Result<HttpResult> Put(const std::string& path, const std::string& jsonBody);
+  Result<HttpResult> Delete(const std::string& path);
+
+  // Opens `path` (which carries ?watch=1...) and calls `onLine` for every newline-terminated line
+  // of the chunked stream (one watch event each) until the server ends the stream, `onLine`
+  // returns false, or CancelWatches() is called. Returns the HTTP status (200 for a stream that
+  // ended normally, or ended by `onLine`). The read timeout is `idleTimeoutSeconds`: a stream
+  // silent that long (no event, no bookmark) is considered broken. `onOpen`, if given, runs once
+  // the server has accepted the watch (HTTP 200), before the first line. A stream cut short, a
+  // timeout or CancelWatches() is an error. The body of a non-200 answer is not passed to onLine.
+  Result<int> Watch(const std::string& path, const std::function<bool(std::string_view)>& onLine,
+                    int idleTimeoutSeconds = 90, const std::function<void()>& onOpen = nullptr);
+
+  // Ends every watch in progress (for shutdown); later Watch calls return at once.
+  void CancelWatches();
+
+  // Per-request timeout for Get/Post/Put/Delete, seconds.
+  void set_request_timeout(int seconds) { requestTimeout_ = seconds; }
+
+ private:
+  struct Pool;
+  KubeConfig config_;
+  int requestTimeout_ = 10;
+  std::unique_ptr<Pool> pool_;
+};
+
+}  // namespace gpugate::cluster

@@ -1,0 +1,285 @@
+// KubeClient against the stand-in API server (tests/standin/) over real TLS.
+#include "cluster/kube_client.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+
+#include "cluster/test_certs.h"
+#include "standin/standin.h"
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr char kToken[] = "stand-in-token";
+constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
+
+json Pod(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", {}}};
+}
+
+class KubeClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto& certs = testing::SharedTestCerts();
+    server_ = std::make_unique<gpugate::testing::StandInApiServer>(
+        gpugate::testing::StandInApiServer::Options{.certFile = certs.certFile(),
+                                                    .keyFile = certs.keyFile()});
+    port_ = server_->Start();
+    ASSERT_GT(port_, 0);
+  }
+
+  KubeConfig Config() const {
+    KubeConfig config;
+    config.host = "127.0.0.1";
+    config.port = port_;
+    config.caPem = testing::SharedTestCerts().bundle.caCertPem;
+    config.token = kToken;
+    return config;
+  }
+
+  // The status of a GET, or the error text.
+  static std::string Probe(KubeClient& client, const std::string& path = kPods) {
+    auto res = client.Get(path);
+    return res ? std::to_string(res->status) : "error: " + res.error().message;
+  }
+
+  std::unique_ptr<gpugate::testing::StandInApiServer> server_;
+  int port_ = 0;
+};
+
+TEST_F(KubeClientTest, SpeaksJsonWithStatusCodesAsValues) {
+  KubeClient client(Config());
+  auto created = client.Post(kPods, Pod("a").dump());
+  ASSERT_TRUE(created) << created.error().message;
+  EXPECT_EQ(created->status, 201);
+  std::string rv = json::parse(created->body)["metadata"]["resourceVersion"];
+
+  auto again = client.Post(kPods, Pod("a").dump());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409);
+  EXPECT_EQ(json::parse(again->body)["reason"], "AlreadyExists");
+
+  json update = Pod("a");
+  update["metadata"]["resourceVersion"] = rv;
+  update["metadata"]["labels"] = {{"x", "1"}};
+  auto put = client.Put(std::string(kPods) + "/a", update.dump());
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 200);
+  auto stale = client.Put(std::string(kPods) + "/a", update.dump());  // rv is old now
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 409);
+
+  auto list = client.Get(kPods);
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->status, 200);
+  EXPECT_EQ(json::parse(list->body)["items"].size(), 1u);
+  EXPECT_EQ(client.Delete(std::string(kPods) + "/a")->status, 200);
+  EXPECT_EQ(client.Get(std::string(kPods) + "/a")->status, 404);
+}
+
+TEST_F(KubeClientTest, AuthenticatesWithATokenFileItRereadsWhenItChanges) {
+  testing::TempDir dir;
+  KubeConfig config = Config();
+  config.token.clear();
+  config.tokenFile = dir.Write("token", "wrong\n");
+  KubeClient client(config);
+  EXPECT_EQ(Probe(client), "401");
+  dir.Write("token", std::string(kToken) + "\n");  // the kubelet rotated it
+  EXPECT_EQ(Probe(client), "200");
+
+  config.tokenFile = dir.File("absent");
+  KubeClient missing(config);
+  EXPECT_EQ(Probe(missing), "error: GET https://127.0.0.1:" + std::to_string(port_) + kPods +
+                                ": bearer token: cannot read " + dir.File("absent") +
+                                ": No such file or directory");
+}
+
+TEST_F(KubeClientTest, VerifiesTheServerAgainstTheConfiguredCaOnly) {
+  auto other = testing::IssueTestCerts();
+  struct Case {
+    std::string name;
+    std::string caPem;
+    bool insecure;
+    std::string serverName;
+    const char* sslCertFile;  // the "system roots" OpenSSL would use
+    std::string want;
+  } cases[] = {
+      {"its CA", Config().caPem, false, "", nullptr, "200"},
+      {"another CA", other->bundle.caCertPem, false, "", nullptr,
+       "TLS handshake failed: unable to get local issuer certificate"},
+      // cpp-httplib's own check would add the system roots beside a configured CA.
+      {"another CA, server's CA among system roots", other->bundle.caCertPem, false, "", "ca.crt",
+       "TLS handshake failed: unable to get local issuer certificate"},
+      {"system roots", "", false, "", "ca.crt", "200"},
+      {"insecure", "", true, "", nullptr, "200"},
+      {"server name on the certificate", Config().caPem, false, "gpugate.gpugate-system.svc",
+       nullptr, "200"},
+      {"server name not on the certificate", Config().caPem, false, "api.example.com", nullptr,
+       "TLS handshake failed: hostname mismatch"},
+  };
+  for (const auto& c : cases) {
+    const char* old = getenv("SSL_CERT_FILE");
+    std::string saved = old ? old : "";
+    if (c.sslCertFile)
+      setenv("SSL_CERT_FILE", testing::SharedTestCerts().dir.File(c.sslCertFile).c_str(), 1);
+    KubeConfig config = Config();
+    config.caPem = c.caPem;
+    config.insecureSkipVerify = c.insecure;
+    config.tlsServerName = c.serverName;
+    KubeClient client(config);
+    std::string got = Probe(client);
+    old ? setenv("SSL_CERT_FILE", saved.c_str(), 1) : unsetenv("SSL_CERT_FILE");
+    if (c.want == "200") {
+      EXPECT_EQ(got, "200") << c.name;
+    } else {
+      EXPECT_TRUE(got.ends_with(c.want)) << c.name << ": " << got;
+    }
+  }
+}
+
+TEST_F(KubeClientTest, ReportsConfigAndConnectionErrors) {
+  KubeConfig badCa = Config();
+  badCa.caPem = "not a certificate";
+  KubeClient client(badCa);
+  std::string prefix = "error: GET https://127.0.0.1:" + std::to_string(port_) + kPods + ": ";
+  EXPECT_EQ(Probe(client), prefix + "certificate authority: no PEM certificate found");
+
+  KubeConfig closed = Config();
+  server_->Stop();
+  KubeClient refused(closed);
+  EXPECT_EQ(Probe(refused), prefix + "cannot connect");
+}
+
+TEST_F(KubeClientTest, ServesConcurrentRequestsFromThePool) {
+  KubeClient client(Config());
+  server_->Create(kPods, Pod("a"));
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) ok += Probe(client) == "200";
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok, 200);
+}
+
+// Records a watch's lines on a thread of its own.
+class WatchThread {
+ public:
+  WatchThread(KubeClient& client, const std::string& path, int stopAfter = -1) {
+    thread_ = std::thread([this, &client, path, stopAfter] {
+      auto result = client.Watch(
+          path,
+          [&](std::string_view line) {
+            std::lock_guard lock(mu_);
+            lines_.push_back(json::parse(line));
+            changed_.notify_all();
+            return stopAfter < 0 || static_cast<int>(lines_.size()) < stopAfter;
+          },
+          30, [&] { opened_ = true; });
+      std::lock_guard lock(mu_);
+      result_ = result ? std::to_string(*result) : "error: " + result.error().message;
+      changed_.notify_all();
+    });
+  }
+  ~WatchThread() { thread_.join(); }
+
+  // Waits up to 5 s for `n` lines (or the end); returns their types.
+  std::vector<std::string> Types(size_t n) {
+    std::unique_lock lock(mu_);
+    changed_.wait_for(lock, 5s, [&] { return lines_.size() >= n || !result_.empty(); });
+    std::vector<std::string> types;
+    for (const auto& line : lines_) types.push_back(line["type"]);
+    return types;
+  }
+  // Waits up to 5 s for Watch to return; its status or error.
+  std::string Result() {
+    std::unique_lock lock(mu_);
+    changed_.wait_for(lock, 5s, [&] { return !result_.empty(); });
+    return result_;
+  }
+  bool opened() const { return opened_; }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<json> lines_;
+  std::string result_;
+  std::atomic<bool> opened_{false};
+  std::thread thread_;
+};
+
+std::string WatchFrom(const std::string& rv) {
+  return std::string(kPods) + "?watch=1&resourceVersion=" + rv;
+}
+
+TEST_F(KubeClientTest, WatchDeliversEachEventLineUntilTheHandlerStops) {
+  KubeClient client(Config());
+  std::string rv = server_->Create(kPods, Pod("a"))["metadata"]["resourceVersion"];
+  WatchThread watch(client, WatchFrom(rv), 3);
+  server_->Create(kPods, Pod("b"));
+  server_->Update(std::string(kPods) + "/b", Pod("b"));
+  server_->Delete(std::string(kPods) + "/b");
+  EXPECT_EQ(watch.Types(3), (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+  EXPECT_EQ(watch.Result(), "200");
+  EXPECT_TRUE(watch.opened());
+}
+
+TEST_F(KubeClientTest, WatchEndsWithTheServersTimeout) {
+  KubeClient client(Config());
+  WatchThread watch(client, WatchFrom("1") + "&timeoutSeconds=1");
+  EXPECT_EQ(watch.Result(), "200");
+}
+
+TEST_F(KubeClientTest, ABrokenWatchIsAnError) {
+  KubeClient client(Config());
+  std::string rv = server_->Create(kPods, Pod("a"))["metadata"]["resourceVersion"];
+  WatchThread watch(client, WatchFrom(rv));
+  server_->Create(kPods, Pod("b"));
+  ASSERT_EQ(watch.Types(1).size(), 1u);
+  server_->BreakWatches();
+  EXPECT_TRUE(watch.Result().starts_with("error: watch https://127.0.0.1:")) << watch.Result();
+}
+
+TEST_F(KubeClientTest, AWatchRefusedReturnsItsStatus) {
+  KubeConfig config = Config();
+  config.token = "wrong";
+  KubeClient client(config);
+  WatchThread watch(client, WatchFrom("1"));
+  EXPECT_EQ(watch.Result(), "401");
+  EXPECT_FALSE(watch.opened());
+  EXPECT_TRUE(watch.Types(0).empty());  // the Status body is not passed on as events
+}
+
+TEST_F(KubeClientTest, CancelWatchesEndsQuietWatchesAndLaterOnes) {
+  KubeClient client(Config());
+  auto started = std::chrono::steady_clock::now();
+  {
+    WatchThread first(client, WatchFrom("1"));
+    WatchThread second(client, WatchFrom("1"));
+    for (auto deadline = started + 5s; server_->watchesOpened() < 2;) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+      std::this_thread::sleep_for(5ms);
+    }
+    client.CancelWatches();
+    EXPECT_TRUE(first.Result().ends_with(": canceled")) << first.Result();
+    EXPECT_TRUE(second.Result().ends_with(": canceled")) << second.Result();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);  // not the 30 s idle timeout
+  auto later = client.Watch(WatchFrom("1"), [](std::string_view) { return true; });
+  ASSERT_FALSE(later);
+  EXPECT_TRUE(later.error().message.ends_with(": canceled"));
+  EXPECT_EQ(Probe(client), "200");  // plain requests are not affected
+}
+
+}  // namespace
+}  // namespace gpugate::cluster
