@@ -1,0 +1,97 @@
+// List then watch one kind of object, the way client-go's reflector does: list (remember the
+// list's resourceVersion), watch from there with allowWatchBookmarks, resume from the last
+// resourceVersion seen when a stream ends, relist on 410 Gone (or an ERROR event with code 410),
+// back off exponentially on errors. Handlers run on the informer's own thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "cluster/kube_client.h"
+
+namespace gpugate::cluster {
+
+struct WatchEvent {
+  enum class Type { kAdded, kModified, kDeleted };
+  Type type = Type::kAdded;
+  nlohmann::json object;
+};
+
+struct InformerHandlers {
+  // A complete, consistent list (the first sync, and every relist): replaces all state.
+  std::function<void(const std::vector<nlohmann::json>& items)> onList;
+  // One change after the list.
+  std::function<void(const WatchEvent& event)> onEvent;
+  // Optional: a failure the informer recovers from by itself (list or watch error, 410 Gone), for
+  // logs. A handler that throws is reported here too, and the informer relists.
+  std::function<void(const std::string& message)> onError;
+};
+
+struct BackoffPolicy {
+  std::chrono::milliseconds initial{200};
+  std::chrono::milliseconds max{10000};
+};
+
+class Informer {
+ public:
+  // `collectionPath`: e.g. "/api/v1/pods" or "/apis/gpugate.io/v1alpha1/gpuquotas".
+  Informer(KubeClient& client, std::string collectionPath, InformerHandlers handlers,
+           BackoffPolicy backoff = {});
+  ~Informer();  // stops
+
+  void Start();
+  // Returns after the thread has ended. Ends the watch at once through client.CancelWatches(),
+  // which ends every watch on that client for good: Stop is for shutdown.
+  void Stop();
+
+  // True once the first list has been delivered.
+  bool Synced() const { return synced_; }
+  // True while a watch stream is open (the server answered 200 and has not ended it): events
+  // are arriving as they happen. False while listing, backing off or reconnecting.
+  bool Watching() const { return watching_; }
+  std::string ResourceVersion() const;
+  // Counts for tests and metrics: lists done (1 + relists), watch streams opened.
+  int lists() const { return lists_; }
+  int watches() const { return watches_; }
+
+ private:
+  enum class WatchEnd { kEnded, kGone, kFailed };
+  void Run();
+  bool List();
+  WatchEnd WatchOnce();
+  // One event line; false ends the stream, with `end` saying what follows.
+  bool HandleLine(std::string_view line, WatchEnd& end);
+  // An event or bookmark went through: remember its resourceVersion, reset the backoff.
+  bool Progress(std::string rv);
+  void Backoff();
+  void Report(const std::string& message);
+  void SetResourceVersion(std::string rv);
+
+  KubeClient& client_;
+  std::string path_;
+  InformerHandlers handlers_;
+  BackoffPolicy backoff_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> synced_{false};
+  std::atomic<bool> watching_{false};
+  std::atomic<int> lists_{0};
+  std::atomic<int> watches_{0};
+  mutable std::mutex mu_;
+  std::condition_variable wake_;  // Stop() ends a backoff wait
+  std::string resourceVersion_;   // guarded by mu_
+  // Run's thread only:
+  std::chrono::milliseconds delay_;  // the next backoff wait
+  bool progressSinceList_ = false;   // an event or bookmark arrived since the last list
+  int linesThisWatch_ = 0;
+};
+
+}  // namespace gpugate::cluster

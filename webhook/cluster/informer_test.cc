@@ -1,0 +1,299 @@
+// The informer against the stand-in API server (tests/standin/): real TLS, real watch streams
+// cut mid-stream, expired history, bookmarks; and against a scripted server for HTTP 410.
+#include "cluster/informer.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <condition_variable>
+#include <map>
+#include <set>
+
+#include "cluster/test_certs.h"
+#include "standin/standin.h"
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+using gpugate::testing::StandInApiServer;
+
+constexpr char kToken[] = "stand-in-token";
+constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
+
+json Pod(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", {}}};
+}
+
+std::string Rv(const json& object) { return object["metadata"]["resourceVersion"]; }
+
+// What an informer's handlers saw: the objects (name -> resourceVersion) and a log of calls
+// ("LIST 2", "ADDED a@3"). Handlers run on the informer's thread; tests read under the lock.
+class Mirror {
+ public:
+  InformerHandlers Handlers() {
+    return {.onList =
+                [this](const std::vector<json>& items) {
+                  std::lock_guard lock(mu_);
+                  objects_.clear();
+                  for (const json& item : items) objects_[item["metadata"]["name"]] = Rv(item);
+                  log_.push_back("LIST " + std::to_string(items.size()));
+                  changed_.notify_all();
+                },
+            .onEvent =
+                [this](const WatchEvent& event) {
+                  static const char* kNames[] = {"ADDED", "MODIFIED", "DELETED"};
+                  std::lock_guard lock(mu_);
+                  std::string name = event.object["metadata"]["name"];
+                  if (event.type == WatchEvent::Type::kDeleted) {
+                    objects_.erase(name);
+                  } else {
+                    objects_[name] = Rv(event.object);
+                  }
+                  log_.push_back(std::string(kNames[int(event.type)]) + " " + name + "@" +
+                                 Rv(event.object));
+                  changed_.notify_all();
+                },
+            .onError =
+                [this](const std::string& message) {
+                  std::lock_guard lock(mu_);
+                  errors_.push_back(message);
+                  changed_.notify_all();
+                }};
+  }
+
+  // Waits up to 5 s for `done` (checked on every handler call and every 10 ms).
+  bool WaitFor(const std::function<bool()>& done) {
+    auto deadline = std::chrono::steady_clock::now() + 5s;
+    std::unique_lock lock(mu_);
+    while (true) {
+      lock.unlock();
+      if (done()) return true;
+      lock.lock();
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      changed_.wait_for(lock, 10ms);
+    }
+  }
+
+  std::string Objects() const {
+    std::lock_guard lock(mu_);
+    std::string out;
+    for (const auto& [name, rv] : objects_) out += (out.empty() ? "" : " ") + name + "@" + rv;
+    return out;
+  }
+  std::vector<std::string> Log() const {
+    std::lock_guard lock(mu_);
+    return log_;
+  }
+  std::vector<std::string> Errors() const {
+    std::lock_guard lock(mu_);
+    return errors_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<std::string, std::string> objects_;
+  std::vector<std::string> log_;
+  std::vector<std::string> errors_;
+};
+
+class InformerTest : public ::testing::Test {
+ protected:
+  void StartServer(StandInApiServer::Options options = {}) {
+    const auto& certs = testing::SharedTestCerts();
+    options.certFile = certs.certFile();
+    options.keyFile = certs.keyFile();
+    server_ = std::make_unique<StandInApiServer>(options);
+    port_ = server_->Start();
+    ASSERT_GT(port_, 0);
+  }
+  void SetUp() override { StartServer(); }
+
+  KubeConfig Config(const std::string& token = kToken) const {
+    return {.host = "127.0.0.1",
+            .port = port_,
+            .caPem = testing::SharedTestCerts().bundle.caCertPem,
+            .token = token};
+  }
+
+  // The server's objects in the mirror's rendering.
+  std::string Truth() {
+    KubeClient client(Config());
+    auto list = client.Get(kPods);
+    if (!list || list->status != 200) return "no list";
+    std::map<std::string, std::string> objects;
+    json parsed = json::parse(list->body);
+    for (const json& item : parsed["items"]) {
+      objects[item["metadata"]["name"]] = Rv(item);
+    }
+    std::string out;
+    for (const auto& [name, rv] : objects) out += (out.empty() ? "" : " ") + name + "@" + rv;
+    return out;
+  }
+
+  std::unique_ptr<StandInApiServer> server_;
+  int port_ = 0;
+  Mirror mirror_;
+};
+
+TEST_F(InformerTest, ListsThenStreamsEvents) {
+  std::string a = Rv(server_->Create(kPods, Pod("a")));
+  std::string b = Rv(server_->Create(kPods, Pod("b")));
+  KubeClient client(Config());
+  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 10ms});
+  informer.Start();
+  ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Synced() && informer.Watching(); }));
+  EXPECT_EQ(mirror_.Objects(), "a@" + a + " b@" + b);
+
+  std::string c = Rv(server_->Create(kPods, Pod("c")));
+  std::string a2 = Rv(server_->Update(std::string(kPods) + "/a", Pod("a")));
+  ASSERT_TRUE(server_->Delete(std::string(kPods) + "/b"));
+  ASSERT_TRUE(mirror_.WaitFor([&] { return mirror_.Log().size() == 4; }));
+  std::vector<std::string> log = mirror_.Log();
+  std::string deleted = log[3].substr(log[3].find('@') + 1);  // the deletion's resourceVersion
+  EXPECT_EQ(log, (std::vector<std::string>{"LIST 2", "ADDED c@" + c, "MODIFIED a@" + a2,
+                                           "DELETED b@" + deleted}));
+  EXPECT_GT(std::stoi(deleted), std::stoi(a2));
+  EXPECT_EQ(mirror_.Objects(), Truth());
+  EXPECT_EQ(informer.ResourceVersion(), deleted);
+  EXPECT_EQ(informer.lists(), 1);
+  EXPECT_EQ(informer.watches(), 1);
+  EXPECT_TRUE(mirror_.Errors().empty());
+}
+
+TEST_F(InformerTest, ResumesBrokenStreamsWithoutGapsOrRepeats) {
+  KubeClient client(Config());
+  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 20ms});
+  informer.Start();
+  ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Watching(); }));
+  std::vector<std::string> want = {"LIST 0"};
+  constexpr int kBreaks = 5;
+  for (int i = 0; i < 60; ++i) {
+    std::string name = "p" + std::to_string(i);
+    want.push_back("ADDED " + name + "@" + Rv(server_->Create(kPods, Pod(name))));
+    if (i % 10 == 5 && i / 10 < kBreaks) {
+      int before = informer.watches();
+      server_->BreakWatches();  // the next writes land while the informer is away, or after
+      ASSERT_TRUE(mirror_.WaitFor([&] { return informer.watches() > before; }));
+    }
+  }
+  ASSERT_TRUE(mirror_.WaitFor([&] { return mirror_.Log().size() == want.size(); }));
+  EXPECT_EQ(mirror_.Log(), want);
+  EXPECT_EQ(mirror_.Objects(), Truth());
+  EXPECT_EQ(informer.lists(), 1);
+  EXPECT_EQ(informer.watches(), 1 + kBreaks);
+  EXPECT_EQ(server_->watchesOpened(), 1 + kBreaks);
+  EXPECT_EQ(mirror_.Errors().size(), size_t(kBreaks));  // one broken stream each
+}
+
+TEST_F(InformerTest, RelistsWhenItsResourceVersionHasExpired) {
+  server_->Create(kPods, Pod("a"));
+  KubeClient client(Config());
+  // A backoff long enough to make the changes below while the informer is disconnected.
+  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 300ms});
+  informer.Start();
+  ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Watching(); }));
+  std::string b = Rv(server_->Create(kPods, Pod("b")));
+  ASSERT_TRUE(mirror_.WaitFor([&] { return mirror_.Log().size() == 2; }));
+
+  server_->BreakWatches();
+  std::string c = Rv(server_->Create(kPods, Pod("c")));
+  ASSERT_TRUE(server_->Delete(std::string(kPods) + "/a"));
+  server_->ExpireHistory();  // the events above are gone: resuming gets 410 Expired
+  ASSERT_TRUE(mirror_.WaitFor([&] { return informer.lists() == 2 && informer.Watching(); }));
+  EXPECT_EQ(mirror_.Log().back(), "LIST 2");
+  EXPECT_EQ(mirror_.Objects(), "b@" + b + " c@" + c);
+  EXPECT_EQ(mirror_.Objects(), Truth());
+
+  std::string d = Rv(server_->Create(kPods, Pod("d")));  // and it watches from the new list
+  ASSERT_TRUE(mirror_.WaitFor([&] { return mirror_.Log().back() == "ADDED d@" + d; }));
+  bool sawExpired = false;
+  for (const auto& e : mirror_.Errors()) sawExpired |= e.find("too old resource version") != e.npos;
+  EXPECT_TRUE(sawExpired);
+}
+
+TEST_F(InformerTest, BookmarksAdvanceTheResourceVersion) {
+  StartServer({.bookmarkInterval = 50ms});
+  KubeClient client(Config());
+  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 10ms});
+  informer.Start();
+  ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Watching(); }));
+  // Writes elsewhere move the server's resourceVersion; only bookmarks tell this informer.
+  std::string elsewhere = Rv(server_->Create("/api/v1/namespaces/team-b/pods", Pod("x")));
+  ASSERT_TRUE(mirror_.WaitFor([&] { return informer.ResourceVersion() == elsewhere; }));
+  EXPECT_EQ(mirror_.Log(), std::vector<std::string>{"LIST 0"});
+}
+
+TEST_F(InformerTest, ABadTokenNeverSyncs) {
+  KubeClient client(Config("wrong-token"));
+  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 10ms, .max = 20ms});
+  informer.Start();
+  ASSERT_TRUE(mirror_.WaitFor([&] { return mirror_.Errors().size() >= 3; }));
+  EXPECT_FALSE(informer.Synced());
+  EXPECT_FALSE(informer.Watching());
+  EXPECT_EQ(informer.lists(), 0);
+  EXPECT_TRUE(mirror_.Log().empty());
+  EXPECT_TRUE(mirror_.Errors()[0].starts_with("/api/v1/namespaces/team-a/pods: list: HTTP 401"))
+      << mirror_.Errors()[0];
+}
+
+TEST_F(InformerTest, StopEndsAQuietWatchOrABackoffAtOnce) {
+  KubeClient client(Config());
+  Informer watching(client, kPods, mirror_.Handlers());
+  watching.Start();
+  ASSERT_TRUE(mirror_.WaitFor([&] { return watching.Watching(); }));
+  auto started = std::chrono::steady_clock::now();
+  watching.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+  EXPECT_FALSE(watching.Watching());
+
+  KubeClient refused(Config("wrong-token"));
+  Mirror other;
+  Informer backingOff(refused, kPods, other.Handlers(), {.initial = 60s, .max = 60s});
+  backingOff.Start();
+  ASSERT_TRUE(other.WaitFor([&] { return !other.Errors().empty(); }));
+  started = std::chrono::steady_clock::now();
+  backingOff.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+}
+
+// A server that lists fine and answers every watch with HTTP 410, as an apiserver may when the
+// resourceVersion is too old for its watch cache.
+TEST(InformerHttpGone, RelistsWhenTheWatchRequestIsGone) {
+  const auto& certs = testing::SharedTestCerts();
+  httplib::SSLServer server(certs.certFile().c_str(), certs.keyFile().c_str());
+  std::mutex mu;
+  std::vector<std::string> watchVersions;
+  server.Get("/api/v1/pods", [&](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_param_value("watch") != "1") {
+      res.set_content(R"({"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[]})",
+                      "application/json");
+      return;
+    }
+    std::lock_guard lock(mu);
+    watchVersions.push_back(req.get_param_value("resourceVersion"));
+    res.status = 410;
+    res.set_content(R"({"kind":"Status","code":410,"reason":"Expired"})", "application/json");
+  });
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { server.listen_after_bind(); });
+  {
+    KubeClient client({.host = "127.0.0.1", .port = port, .caPem = certs.bundle.caCertPem});
+    Mirror mirror;
+    Informer informer(client, "/api/v1/pods", mirror.Handlers(), {.initial = 5ms, .max = 20ms});
+    informer.Start();
+    EXPECT_TRUE(mirror.WaitFor([&] { return informer.lists() >= 3; }));
+    informer.Stop();
+    EXPECT_EQ(informer.watches(), 0);  // a 410 answer is not an open stream
+  }  // the client's kept-alive connections close here, so the server stops at once
+  server.stop();
+  serving.join();
+  std::lock_guard lock(mu);
+  ASSERT_GE(watchVersions.size(), 2u);
+  EXPECT_EQ(watchVersions[0], "5");
+}
+
+}  // namespace
+}  // namespace gpugate::cluster
