@@ -125,10 +125,12 @@ class Store {
   mutable std::mutex mu_;
   std::condition_variable changed_;        // notified on every write, break and close
   std::map<Key, nlohmann::json> objects_;  // guarded by mu_
-  int64_t rv_ = 0;                         // guarded by mu_; the last write's version
+  // Guarded by mu_; the last write's version. Like etcd's, it starts above 0, so even an empty
+  // store lists at a version a watch can resume from ("0" means "from now" to a watch).
+  int64_t rv_ = 1;
   // Events floor_+1 .. rv_, one per write; a watch may resume from any version >= floor_.
   std::deque<Event> history_;  // guarded by mu_
-  int64_t floor_ = 0;          // guarded by mu_
+  int64_t floor_ = 1;          // guarded by mu_
   uint64_t generation_ = 0;    // guarded by mu_; bumped by BreakWatches()
   bool closed_ = false;        // guarded by mu_
 };

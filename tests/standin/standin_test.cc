@@ -195,7 +195,7 @@ TEST_F(StandInApiServerTest, CreateStampsMetadataAndGetAndListReturnIt) {
   ASSERT_EQ(created.status, 201) << created.body;
   const json& meta = created.body["metadata"];
   EXPECT_EQ(meta["namespace"], "team-a");
-  EXPECT_EQ(meta["resourceVersion"], "1");
+  EXPECT_EQ(meta["resourceVersion"], "2");
   EXPECT_EQ(meta["uid"].get<std::string>().size(), 36u);
   EXPECT_EQ(meta["creationTimestamp"].get<std::string>().back(), 'Z');
   EXPECT_EQ(created.body["kind"], "Pod");
@@ -211,7 +211,7 @@ TEST_F(StandInApiServerTest, CreateStampsMetadataAndGetAndListReturnIt) {
   server_->Create(kPods, Pod("db"));
   Reply all = Call("GET", "/api/v1/pods");
   EXPECT_EQ(all.body["kind"], "PodList");
-  EXPECT_EQ(all.body["metadata"]["resourceVersion"], "3");
+  EXPECT_EQ(all.body["metadata"]["resourceVersion"], "4");
   std::vector<std::string> names;
   for (const json& item : all.body["items"]) names.push_back(item["metadata"]["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"db", "web", "api"}));
@@ -250,10 +250,10 @@ TEST_F(StandInApiServerTest, PutWithAStaleResourceVersionConflicts) {
   EXPECT_EQ(stale.body["reason"], "Conflict");
   EXPECT_EQ(server_->conflicts(), 1);
 
-  pod["metadata"]["resourceVersion"] = "2";
+  pod["metadata"]["resourceVersion"] = "3";
   Reply fresh = Call("PUT", std::string(kPods) + "/web", pod);
   ASSERT_EQ(fresh.status, 200) << fresh.body;
-  EXPECT_EQ(Rv(fresh.body), "3");
+  EXPECT_EQ(Rv(fresh.body), "4");
   EXPECT_EQ(fresh.body["spec"]["nodeName"], "n1");
   EXPECT_EQ(fresh.body["metadata"]["uid"], pod["metadata"]["uid"]);
   EXPECT_EQ(server_->Get(std::string(kPods) + "/web"), fresh.body);
@@ -279,7 +279,7 @@ TEST_F(StandInApiServerTest, DeleteReturnsTheObjectAtANewResourceVersion) {
   Reply deleted = Call("DELETE", std::string(kPods) + "/web");
   EXPECT_EQ(deleted.status, 200);
   EXPECT_EQ(deleted.body["metadata"]["name"], "web");
-  EXPECT_EQ(Rv(deleted.body), "2");
+  EXPECT_EQ(Rv(deleted.body), "3");
   EXPECT_EQ(Call("GET", std::string(kPods) + "/web").status, 404);
   EXPECT_EQ(Call("DELETE", std::string(kPods) + "/web").status, 404);
   EXPECT_TRUE(server_->Get(std::string(kPods) + "/web").is_null());
@@ -298,9 +298,9 @@ TEST_F(StandInApiServerTest, WatchFromAListVersionSeesLaterWritesInOrder) {
   writer.join();
   ASSERT_EQ(Types(events), (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
   EXPECT_EQ(Names(events), (std::vector<std::string>{"web", "web", "web"}));
-  EXPECT_EQ(Rv(events[0]["object"]), "2");
-  EXPECT_EQ(Rv(events[1]["object"]), "3");
-  EXPECT_EQ(Rv(events[2]["object"]), "4");
+  EXPECT_EQ(Rv(events[0]["object"]), "3");
+  EXPECT_EQ(Rv(events[1]["object"]), "4");
+  EXPECT_EQ(Rv(events[2]["object"]), "5");
   EXPECT_EQ(server_->watchesOpened(), 1);
 }
 
@@ -340,7 +340,7 @@ TEST_F(StandInApiServerTest, BookmarksCarryTheCurrentVersion) {
   ASSERT_FALSE(bookmark.is_null());
   EXPECT_EQ(bookmark["object"]["kind"], "Pod");
   EXPECT_EQ(bookmark["object"]["apiVersion"], "v1");
-  EXPECT_EQ(Rv(bookmark["object"]), "2");
+  EXPECT_EQ(Rv(bookmark["object"]), "3");
   WatchRecorder noBookmarks(port_, std::string(kPods) + "?watch=1&resourceVersion=0");
   server_->Create(kPods, Pod("c"));
   EXPECT_EQ(Types(noBookmarks.WaitForEvents(2)), (std::vector<std::string>{"ADDED", "ADDED"}));
@@ -357,10 +357,10 @@ TEST_F(StandInApiServerTest, AVersionOlderThanTheHistoryIsExpired) {
   EXPECT_EQ(events[0]["type"], "ERROR");
   EXPECT_EQ(events[0]["object"]["reason"], "Expired");
   EXPECT_EQ(events[0]["object"]["code"], 410);
-  EXPECT_EQ(events[0]["object"]["message"], "too old resource version: 1 (2)");
+  EXPECT_EQ(events[0]["object"]["message"], "too old resource version: 1 (3)");
   EXPECT_EQ(old.error(), httplib::Error::Success);
 
-  WatchRecorder current(port_, std::string(kPods) + "?watch=1&resourceVersion=2");
+  WatchRecorder current(port_, std::string(kPods) + "?watch=1&resourceVersion=3");
   server_->Create(kPods, Pod("c"));
   EXPECT_EQ(Names(current.WaitForEvents(1)), (std::vector<std::string>{"c"}));
 }
@@ -370,7 +370,7 @@ TEST_F(StandInApiServerTest, HistoryOverflowExpiresOldVersions) {
   for (const char* name : {"a", "b", "c", "d"}) server_->Create(kPods, Pod(name));
   WatchRecorder tooOld(port_, std::string(kPods) + "?watch=1&resourceVersion=1");
   EXPECT_EQ(Types(tooOld.WaitForEvents(1)), (std::vector<std::string>{"ERROR"}));
-  WatchRecorder oldest(port_, std::string(kPods) + "?watch=1&resourceVersion=2");
+  WatchRecorder oldest(port_, std::string(kPods) + "?watch=1&resourceVersion=3");
   EXPECT_EQ(Names(oldest.WaitForEvents(2)), (std::vector<std::string>{"c", "d"}));
 }
 
@@ -384,7 +384,7 @@ TEST_F(StandInApiServerTest, BreakWatchesCutsStreamsPromptly) {
   EXPECT_LT(Clock::now() - start, 1s);
   EXPECT_NE(watch.error(), httplib::Error::Success);
   // The server still serves, and new watches are not broken.
-  WatchRecorder next(port_, std::string(kPods) + "?watch=1&resourceVersion=1");
+  WatchRecorder next(port_, std::string(kPods) + "?watch=1&resourceVersion=2");
   server_->Create(kPods, Pod("b"));
   EXPECT_EQ(Names(next.WaitForEvents(1)), (std::vector<std::string>{"b"}));
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "quota/limit_check.h"
+
 namespace gpugate::quota {
 namespace {
 
@@ -10,22 +12,6 @@ std::string Key(std::string_view ns, std::string_view name) {
   std::string key;
   key.reserve(ns.size() + 1 + name.size());
   return key.append(ns).append("/").append(name);
-}
-
-int64_t Lookup(const Amounts& amounts, std::string_view resource) {
-  auto it = amounts.find(resource);
-  return it == amounts.end() ? 0 : it->second;
-}
-
-// Kubernetes' rendering of a resource list in quota messages: sorted, "name=value", comma-joined,
-// zero values included (a used figure of 0 still says something).
-std::string JoinAmounts(const Amounts& amounts) {
-  std::string out;
-  for (const auto& [name, milli] : amounts) {
-    if (!out.empty()) out += ',';
-    out += name + "=" + FormatMilli(milli);
-  }
-  return out;
 }
 
 }  // namespace
@@ -82,20 +68,7 @@ struct Ledger::Impl {
   std::string Excess(const std::string& ns, const Amounts& amounts) const {
     auto state = namespaces.find(ns);
     if (state == namespaces.end() || !state->second.limited) return "";
-    Amounts requested, used, limited;
-    for (const auto& [resource, want] : amounts) {
-      auto hard = state->second.hard.find(resource);
-      if (want <= 0 || hard == state->second.hard.end()) continue;
-      int64_t current = Lookup(state->second.used, resource);
-      int64_t after = 0;
-      if (!__builtin_add_overflow(current, want, &after) && after <= hard->second) continue;
-      requested[resource] = want;
-      used[resource] = current;
-      limited[resource] = hard->second;
-    }
-    if (requested.empty()) return "";
-    return "exceeded quota: " + ns + ", requested: " + JoinAmounts(requested) +
-           ", used: " + JoinAmounts(used) + ", limited: " + JoinAmounts(limited);
+    return ExceededMessage(ns, state->second.hard, state->second.used, amounts);
   }
 
   void ApplyRecord(const JournalRecord& record) {

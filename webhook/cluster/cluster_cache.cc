@@ -1,0 +1,252 @@
+#include "cluster/cluster_cache.h"
+
+#include <charconv>
+#include <set>
+
+#include "cluster/limits.h"
+#include "quota/pod_charge.h"
+#include "review/pod_spec_finder.h"
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+
+// metadata.<field> as a string; "" when absent or not a string.
+std::string Meta(const json& object, const char* field) {
+  if (!object.is_object()) return "";
+  auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return "";
+  auto value = metadata->find(field);
+  return value != metadata->end() && value->is_string() ? value->get<std::string>() : "";
+}
+
+std::string Phase(const json& pod) {
+  auto status = pod.find("status");
+  if (status == pod.end() || !status->is_object()) return "";
+  auto phase = status->find("phase");
+  return phase != status->end() && phase->is_string() ? phase->get<std::string>() : "";
+}
+
+// The pod's entry in the cache, or nullopt when it asks for no managed resource (or lives in an
+// exempt namespace, where nothing is charged).
+std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
+                              const quota::QuotaConfig& config) {
+  if (settings.IsExempt(Meta(pod, "namespace"))) return std::nullopt;
+  quota::Amounts amounts;
+  for (const policy::PodSpecView& spec : review::FindPodSpecs(pod).podSpecs) {
+    if (spec.pointer == "/spec") amounts = quota::PodCharge(spec, settings, config);
+  }
+  if (amounts.empty()) return std::nullopt;
+  std::string phase = Phase(pod);
+  return PodInfo{Meta(pod, "uid"), phase == "Succeeded" || phase == "Failed",
+                 !Meta(pod, "deletionTimestamp").empty(), std::move(amounts)};
+}
+
+// Whether `a` is an older version of the record than `b`. The record reaches the cache two ways,
+// the watch and this replica's own writes, which can arrive out of order (a PUT's answer after
+// the watch has shown a later change); keeping the newer copy means the cache never goes back.
+// resourceVersions are etcd revisions, compared as integers; one that is not an integer counts
+// as newer. A wrong guess only costs Reserve a 409 and a fresh read.
+bool Older(const GpuQuotaRecord& a, const GpuQuotaRecord& b) {
+  uint64_t va = 0, vb = 0;
+  std::string ra = a.resourceVersion(), rb = b.resourceVersion();
+  auto parse = [](const std::string& text, uint64_t& value) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
+  return parse(ra, va) && parse(rb, vb) && va < vb;
+}
+
+}  // namespace
+
+ClusterCache::ClusterCache(const quota::QuotaConfig& config, const policy::Settings& settings,
+                           std::string recordName, std::function<Clock::time_point()> now,
+                           std::function<void()> wake)
+    : config_(config),
+      settings_(settings),
+      recordName_(std::move(recordName)),
+      now_(std::move(now)),
+      wake_(std::move(wake)) {}
+
+void ClusterCache::OnPodList(const std::vector<json>& items) {
+  std::map<std::string, PodMap, std::less<>> pods;
+  for (const json& pod : items) {
+    if (std::optional<PodInfo> info = GpuPod(pod, settings_, config_)) {
+      pods[Meta(pod, "namespace")][Meta(pod, "name")] = std::move(*info);
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    pods_ = std::move(pods);
+  }
+  if (wake_) wake_();
+}
+
+void ClusterCache::OnPodEvent(const WatchEvent& event) {
+  std::string ns = Meta(event.object, "namespace");
+  std::string name = Meta(event.object, "name");
+  std::optional<PodInfo> info;
+  if (event.type != WatchEvent::Type::kDeleted) info = GpuPod(event.object, settings_, config_);
+  bool released = false;
+  {
+    std::lock_guard lock(mu_);
+    auto nsPods = pods_.find(ns);
+    bool known = nsPods != pods_.end() && nsPods->second.contains(name);
+    if (info) {
+      released = info->terminal && (!known || !nsPods->second[name].terminal);
+      pods_[ns][name] = std::move(*info);
+    } else if (known && nsPods->second[name].goneSince == Clock::time_point{}) {
+      released = true;
+      PodInfo& tombstone = nsPods->second[name];
+      tombstone.terminal = true;
+      tombstone.goneSince = now_();
+    }
+  }
+  if (released && wake_) wake_();
+}
+
+InformerHandlers ClusterCache::PodHandlers() {
+  return {[this](const std::vector<json>& items) { OnPodList(items); },
+          [this](const WatchEvent& event) { OnPodEvent(event); }};
+}
+
+InformerHandlers ClusterCache::ResourceQuotaHandlers() {
+  auto onList = [this](const std::vector<json>& items) {
+    std::map<std::string, std::map<std::string, quota::Amounts>, std::less<>> quotas;
+    for (const json& rq : items) {
+      quota::Amounts limits = ResourceQuotaLimits(rq, settings_);
+      if (!limits.empty()) quotas[Meta(rq, "namespace")][Meta(rq, "name")] = std::move(limits);
+    }
+    {
+      std::lock_guard lock(mu_);
+      quotas_ = std::move(quotas);
+    }
+    if (wake_) wake_();
+  };
+  auto onEvent = [this](const WatchEvent& event) {
+    std::string ns = Meta(event.object, "namespace");
+    quota::Amounts limits;
+    if (event.type != WatchEvent::Type::kDeleted)
+      limits = ResourceQuotaLimits(event.object, settings_);
+    std::lock_guard lock(mu_);
+    auto& nsQuotas = quotas_[ns];
+    if (limits.empty()) {
+      nsQuotas.erase(Meta(event.object, "name"));
+    } else {
+      nsQuotas[Meta(event.object, "name")] = std::move(limits);
+    }
+    if (nsQuotas.empty()) quotas_.erase(ns);
+  };
+  return {onList, onEvent};
+}
+
+InformerHandlers ClusterCache::RecordHandlers() {
+  auto onList = [this](const std::vector<json>& items) {
+    std::map<std::string, GpuQuotaRecord, std::less<>> records;
+    for (const json& object : items) {
+      if (Meta(object, "name") != recordName_) continue;
+      GpuQuotaRecord record = DecodeGpuQuota(object);
+      records[record.ns] = std::move(record);
+    }
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [ns, record] : records) {
+        auto mine = records_.find(ns);
+        if (mine != records_.end() && Older(record, mine->second)) record = std::move(mine->second);
+      }
+      records_ = std::move(records);
+    }
+    if (wake_) wake_();
+  };
+  auto onEvent = [this](const WatchEvent& event) {
+    if (Meta(event.object, "name") != recordName_) return;
+    GpuQuotaRecord record = DecodeGpuQuota(event.object);
+    std::lock_guard lock(mu_);
+    if (event.type == WatchEvent::Type::kDeleted) {
+      auto mine = records_.find(record.ns);
+      if (mine != records_.end() && !Older(record, mine->second)) records_.erase(mine);
+      return;
+    }
+    StoreLocked(std::move(record));
+  };
+  return {onList, onEvent};
+}
+
+void ClusterCache::StoreLocked(GpuQuotaRecord record) {
+  auto [it, inserted] = records_.try_emplace(record.ns);
+  if (inserted || !Older(record, it->second)) it->second = std::move(record);
+}
+
+quota::Amounts ClusterCache::LimitsLocked(std::string_view ns) const {
+  quota::Amounts out;
+  if (auto configured = config_.limits.find(ns); configured != config_.limits.end()) {
+    out = configured->second;
+  }
+  if (auto quotas = quotas_.find(ns); quotas != quotas_.end()) {
+    for (const auto& [name, limits] : quotas->second) out = MinLimits(out, limits);
+  }
+  return out;
+}
+
+quota::Amounts ClusterCache::Limits(std::string_view ns) const {
+  std::lock_guard lock(mu_);
+  return LimitsLocked(ns);
+}
+
+std::optional<GpuQuotaRecord> ClusterCache::Record(std::string_view ns) const {
+  std::lock_guard lock(mu_);
+  auto it = records_.find(ns);
+  if (it == records_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ClusterCache::StoreRecord(GpuQuotaRecord record) {
+  std::lock_guard lock(mu_);
+  StoreLocked(std::move(record));
+}
+
+std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::Snapshot() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, NamespaceState, std::less<>> out;
+  for (const auto& [ns, record] : records_) out[ns].record = record;
+  for (const auto& [ns, pods] : pods_) out[ns].pods = pods;
+  for (auto& [ns, state] : out) state.hard = LimitsLocked(ns);
+  return out;
+}
+
+void ClusterCache::ForgetGonePods(Clock::time_point before) {
+  std::lock_guard lock(mu_);
+  for (auto ns = pods_.begin(); ns != pods_.end();) {
+    std::erase_if(ns->second, [before](const auto& entry) {
+      Clock::time_point gone = entry.second.goneSince;
+      return gone != Clock::time_point{} && gone < before;
+    });
+    ns = ns->second.empty() ? pods_.erase(ns) : std::next(ns);
+  }
+}
+
+std::vector<quota::NamespaceUsage> ClusterCache::Usage(std::string_view onlyNs) const {
+  std::lock_guard lock(mu_);
+  std::set<std::string, std::less<>> namespaces;
+  for (const auto& [ns, limits] : config_.limits) namespaces.insert(ns);
+  for (const auto& [ns, quotas] : quotas_) namespaces.insert(ns);
+  for (const auto& [ns, record] : records_) {
+    if (!record.charges.empty()) namespaces.insert(ns);
+  }
+  std::vector<quota::NamespaceUsage> out;
+  for (const std::string& ns : namespaces) {
+    if (!onlyNs.empty() && ns != onlyNs) continue;
+    quota::NamespaceUsage usage{ns, {}};
+    for (const auto& [resource, hard] : LimitsLocked(ns)) usage.resources[resource].hard = hard;
+    if (auto record = records_.find(ns); record != records_.end()) {
+      for (const auto& [resource, used] : record->second.Used()) {
+        usage.resources[resource].used = used;
+      }
+    }
+    out.push_back(std::move(usage));
+  }
+  return out;
+}
+
+}  // namespace gpugate::cluster

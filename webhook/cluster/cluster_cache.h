@@ -1,0 +1,96 @@
+// What the cluster ledger knows from its three watches: GPU pods, ResourceQuota limits and the
+// GPUQuota records. Fed by informers' handlers; read by Reserve (limits, the record to try
+// first), the reconciler and Usage, none of which call the API through it.
+//
+// Thread-safety: every method may be called from any thread; one mutex guards the maps.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/gpu_quota_record.h"
+#include "cluster/informer.h"
+#include "policy/settings.h"
+#include "quota/accounting.h"
+#include "quota/quota_config.h"
+
+namespace gpugate::cluster {
+
+// A pod that asks for a managed resource, as the watch last showed it.
+struct PodInfo {
+  std::string uid;
+  // status.phase Succeeded or Failed, or deleted (a tombstone, below): holds no devices any more.
+  bool terminal = false;
+  bool deleting = false;   // metadata.deletionTimestamp is set
+  quota::Amounts amounts;  // quota::PodCharge of its spec; never empty
+  // When the watch reported the pod deleted; the epoch while it exists. The entry stays this
+  // long as a tombstone so the reconciler frees the charge at once instead of after the grace
+  // that a pod it never saw gets.
+  Clock::time_point goneSince{};
+};
+
+using PodMap = std::map<std::string, PodInfo, std::less<>>;  // by pod name
+
+class ClusterCache {
+ public:
+  // `config` and `settings` must outlive the cache. `wake` runs on an informer's thread, outside
+  // the cache's lock, whenever the reconciler has something to do: a cached GPU pod was deleted
+  // or turned terminal (a charge to free), or a list arrived (a first sync, or a relist that may
+  // have dropped pods it never reported).
+  ClusterCache(const quota::QuotaConfig& config, const policy::Settings& settings,
+               std::string recordName, std::function<Clock::time_point()> now,
+               std::function<void()> wake);
+
+  InformerHandlers PodHandlers();
+  InformerHandlers ResourceQuotaHandlers();
+  InformerHandlers RecordHandlers();
+
+  // The namespace's hard limits: the config's and its ResourceQuotas', the smaller where both
+  // set one. Empty when it has none.
+  quota::Amounts Limits(std::string_view ns) const;
+
+  // The namespace's record as last seen (watch or this replica's own write); nullopt if none.
+  std::optional<GpuQuotaRecord> Record(std::string_view ns) const;
+  // Stores a record this replica has just written, so its next Reserve starts from it (unless
+  // the watch has already shown a newer version).
+  void StoreRecord(GpuQuotaRecord record);
+
+  struct NamespaceState {
+    std::optional<GpuQuotaRecord> record;
+    PodMap pods;
+    quota::Amounts hard;
+  };
+  // Every namespace with a record or a GPU pod, sorted.
+  std::map<std::string, NamespaceState, std::less<>> Snapshot() const;
+
+  // Forgets the tombstones of pods deleted before `before`.
+  void ForgetGonePods(Clock::time_point before);
+
+  // quota::Accounting::Usage from the record and the limits.
+  std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs) const;
+
+ private:
+  quota::Amounts LimitsLocked(std::string_view ns) const;
+  void StoreLocked(GpuQuotaRecord record);  // keeps the newer of the two copies
+  void OnPodList(const std::vector<nlohmann::json>& items);
+  void OnPodEvent(const WatchEvent& event);
+
+  const quota::QuotaConfig& config_;
+  const policy::Settings& settings_;
+  const std::string recordName_;
+  const std::function<Clock::time_point()> now_;
+  const std::function<void()> wake_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, PodMap, std::less<>> pods_;  // guarded by mu_; by namespace
+  // guarded by mu_; namespace -> ResourceQuota name -> its limits on managed resources
+  std::map<std::string, std::map<std::string, quota::Amounts>, std::less<>> quotas_;
+  std::map<std::string, GpuQuotaRecord, std::less<>> records_;  // guarded by mu_; by namespace
+};
+
+}  // namespace gpugate::cluster

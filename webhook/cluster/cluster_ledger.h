@@ -1,0 +1,100 @@
+// Quota accounting shared by every replica through the Kubernetes API (cluster mode).
+//
+// The API (and the etcd behind it) is the one shared state:
+//   - limits: ResourceQuota objects (spec.hard keys `requests.<resource>` and `<resource>` for
+//     managed resources), together with the config file's quota.namespaces (the smaller wins);
+//   - charges: one GPUQuota object per namespace (gpugate.io/v1alpha1, name "gpugate"), whose
+//     status holds every charge {pod name -> uid, admission time, amounts}, used and hard;
+//   - truth about pods: a watch on every Pod.
+//
+// Reserve is a read-check-write of the namespace's GPUQuota guarded by its resourceVersion and
+// retried on 409 Conflict, as the built-in ResourceQuota admission does: two replicas can never
+// both commit against the same usage, so a burst across replicas never admits past a limit.
+// A reconciler (each replica; writes are resourceVersion-guarded, so they cannot clobber) drops
+// charges of pods that finished or were deleted, drops charges of pods that never appeared
+// (refused by a later admission step) once they are older than `reservationGrace`, and adds
+// charges for running GPU pods the ledger does not know (admitted while gpugate was down).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cluster/informer.h"
+#include "cluster/kube_client.h"
+#include "policy/settings.h"
+#include "quota/accounting.h"
+
+namespace gpugate::cluster {
+
+struct ClusterOptions {
+  // A charge whose pod the watch has not shown is kept this long: the pod may still be on its
+  // way through the apiserver. After that, it was refused later in admission and is dropped.
+  std::chrono::seconds reservationGrace{60};
+  std::chrono::milliseconds reconcileInterval{1000};
+  int maxConflictRetries = 20;
+  std::string gpuQuotaName = "gpugate";  // the per-namespace GPUQuota object's name
+  // Stamps charges' admission times and ages them against reservationGrace; null: the system
+  // clock. Replicas compare each other's stamps, so their clocks must roughly agree (NTP).
+  std::function<std::chrono::system_clock::time_point()> clock;
+  // Failures the ledger recovers from by itself, for the logs: a watch that broke, a
+  // reconciliation write the API refused, a charge in a namespace without limits that the API
+  // would not take (the pod is admitted; the reconciler records it later). Called on the failing
+  // thread; may be null.
+  std::function<void(const std::string& message)> onError;
+};
+
+inline constexpr std::string_view kGpuQuotaCollection = "/apis/gpugate.io/v1alpha1/gpuquotas";
+
+class ClusterLedger : public quota::Accounting {
+ public:
+  // `client` must outlive the ledger.
+  ClusterLedger(KubeClient& client, quota::QuotaConfig config, policy::Settings settings,
+                ClusterOptions options = {});
+  ~ClusterLedger() override;  // stops
+
+  // Starts the informers (pods, resourcequotas, gpuquotas) and the reconciler. Once: Stop ends
+  // the client's watches for good (Informer::Stop), so a stopped ledger cannot be restarted.
+  void Start();
+  void Stop();
+
+  // Until every informer has delivered its first list, Reserve refuses GPU pods in namespaces
+  // that have a limit, or may have one (ResourceQuotas not listed yet): fail closed. /readyz
+  // says not ready meanwhile.
+  bool Ready() const override;
+
+  // The local ledger's semantics (quota/ledger.h: same uid once, another uid beside, the same
+  // denial message), made a read-check-write of the namespace's GPUQuota: the first try starts
+  // from the watched copy, later ones from a GET; the write is a PUT guarded by the copy's
+  // resourceVersion (a POST when the record does not exist yet), retried on 409 up to
+  // maxConflictRetries. A refusal, a dry run's answer or "already charged" is only given from a
+  // fresh read, never from the watched copy alone. An error (the API unreachable or refusing,
+  // retries exhausted, a record whose status cannot be read) means nothing was charged.
+  Result<quota::ReserveResult> Reserve(const quota::PodRef& pod, const quota::Amounts& amounts,
+                                       bool dryRun) override;
+  // Removes every charge under the pod's name (resourceVersion-guarded, retried on 409). When
+  // the watched record holds nothing under that name, answers false without calling the API: a
+  // charge the watch has not shown yet is the reconciler's to drop.
+  Result<bool> Release(const quota::PodRef& pod) override;
+  // From the watched GPUQuota objects and limits: no API call, never blocks on the API.
+  std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
+  const quota::QuotaConfig& config() const override { return config_; }
+
+  // One reconciliation pass now (the reconciler thread calls this every reconcileInterval).
+  void ReconcileOnce();
+
+ private:
+  struct State;
+  KubeClient& client_;
+  quota::QuotaConfig config_;
+  policy::Settings settings_;
+  ClusterOptions options_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gpugate::cluster

@@ -1,0 +1,386 @@
+// The cluster ledger against the stand-in API server (tests/standin/): real TLS, real watches,
+// resourceVersion conflicts as the apiserver makes them.
+#include "cluster/cluster_ledger.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <latch>
+#include <mutex>
+#include <thread>
+
+#include "certs/certificates.h"
+#include "cluster/gpu_quota_record.h"
+#include "standin/standin.h"
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+using quota::kMilli;
+using quota::ReserveOutcome;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using testing::StandInApiServer;
+
+constexpr const char* kGpu = "nvidia.com/gpu";
+constexpr const char* kToken = "stand-in-token";
+
+quota::Amounts Gpus(int64_t n) { return {{kGpu, n * kMilli}}; }
+
+json Pod(const std::string& ns, const std::string& name, int gpus,
+         const std::string& phase = "Running") {
+  json limits = json::object();
+  if (gpus > 0) limits[kGpu] = std::to_string(gpus);
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", name}, {"namespace", ns}}},
+      {"spec",
+       {{"containers",
+         json::array(
+             {{{"name", "main"}, {"image", "trainer"}, {"resources", {{"limits", limits}}}}})}}},
+      {"status", {{"phase", phase}}}};
+}
+
+json ResourceQuota(const std::string& ns, const std::string& name, json spec) {
+  return {{"apiVersion", "v1"},
+          {"kind", "ResourceQuota"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec", std::move(spec)}};
+}
+
+std::string PodsIn(const std::string& ns) { return "/api/v1/namespaces/" + ns + "/pods"; }
+
+// "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4} team-c{nvidia.com/gpu=2}": used/hard.
+std::string RenderUsage(const quota::Accounting& ledger) {
+  std::string out;
+  for (const quota::NamespaceUsage& ns : ledger.Usage()) {
+    if (!out.empty()) out += ' ';
+    out += ns.ns + "{";
+    bool first = true;
+    for (const auto& [resource, usage] : ns.resources) {
+      out += (first ? "" : ",") + resource + "=" + quota::FormatMilli(usage.used);
+      if (usage.hard) out += "/" + quota::FormatMilli(*usage.hard);
+      first = false;
+    }
+    out += "}";
+  }
+  return out;
+}
+
+// "charged", "already charged", the denial message, or "error: ...".
+std::string Outcome(const Result<quota::ReserveResult>& r) {
+  if (!r) return "error: " + r.error().message;
+  switch (r->outcome) {
+    case ReserveOutcome::kCharged:
+      return "charged";
+    case ReserveOutcome::kAlreadyCharged:
+      return "already charged";
+    case ReserveOutcome::kExceeded:
+      return r->message;
+  }
+  return "?";
+}
+
+// Polls `done` until it holds or `limit` passes; watches deliver asynchronously.
+bool Eventually(const std::function<bool()>& done, milliseconds limit = seconds(10)) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return true;
+}
+
+// A clock the test moves by hand.
+class FakeClock {
+ public:
+  Clock::time_point Now() const { return start_ + milliseconds(offsetMs_.load()); }
+  void Advance(milliseconds by) { offsetMs_ += by.count(); }
+
+ private:
+  Clock::time_point start_ = Clock::now();
+  std::atomic<int64_t> offsetMs_{0};
+};
+
+class ClusterLedgerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char pattern[] = "/tmp/gpugate-cluster-ledger-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = new std::string(pattern);
+    Result<certs::CertBundle> bundle = certs::IssueCertificates({.extraHosts = {"127.0.0.1"}});
+    ASSERT_TRUE(bundle) << bundle.error().message;
+    ASSERT_TRUE(certs::WriteBundle(*bundle, *dir_));
+    caPem_ = new std::string(bundle->caCertPem);
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+    delete caPem_;
+  }
+
+  void SetUp() override {
+    server_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{
+        .certFile = *dir_ + "/tls.crt", .keyFile = *dir_ + "/tls.key", .token = kToken});
+    port_ = server_->Start();
+    ASSERT_GT(port_, 0);
+  }
+
+  // One replica: its own client (connections and watches) and ledger.
+  struct Replica {
+    std::unique_ptr<KubeClient> client;
+    std::unique_ptr<ClusterLedger> ledger;
+  };
+  Replica MakeReplica(quota::QuotaConfig config, ClusterOptions options = {}, bool start = true) {
+    Replica r;
+    r.client = std::make_unique<KubeClient>(
+        KubeConfig{.host = "127.0.0.1", .port = port_, .caPem = *caPem_, .token = kToken});
+    r.ledger = std::make_unique<ClusterLedger>(*r.client, std::move(config), policy::Settings{},
+                                               std::move(options));
+    if (start) {
+      r.ledger->Start();
+      EXPECT_TRUE(Eventually([&] { return r.ledger->Ready(); })) << "never synced";
+    }
+    return r;
+  }
+
+  // The namespace's GPUQuota as the API holds it.
+  json Record(const std::string& ns) const { return server_->Get(GpuQuotaPath(ns, "gpugate")); }
+
+  static quota::QuotaConfig Limit(const std::string& ns, int64_t gpus) {
+    quota::QuotaConfig config;
+    config.limits[ns] = Gpus(gpus);
+    return config;
+  }
+
+  static std::string* dir_;
+  static std::string* caPem_;
+  std::unique_ptr<StandInApiServer> server_;
+  int port_ = 0;
+};
+
+std::string* ClusterLedgerTest::dir_ = nullptr;
+std::string* ClusterLedgerTest::caPem_ = nullptr;
+
+TEST_F(ClusterLedgerTest, LimitsComeFromResourceQuotasAndConfigSmallestWins) {
+  server_->Create("/api/v1/namespaces/team-a/resourcequotas",
+                  ResourceQuota("team-a", "gpus", {{"hard", {{"requests.nvidia.com/gpu", "6"}}}}));
+  server_->Create("/api/v1/namespaces/team-a/resourcequotas",
+                  ResourceQuota("team-a", "plain", {{"hard", {{"nvidia.com/gpu", "5"}}}}));
+  server_->Create("/api/v1/namespaces/team-b/resourcequotas",
+                  ResourceQuota("team-b", "gpus",
+                                {{"hard", {{"requests.nvidia.com/gpu", "3"}, {"cpu", "10"}}}}));
+  server_->Create("/api/v1/namespaces/team-d/resourcequotas",
+                  ResourceQuota("team-d", "cpu", {{"hard", {{"requests.cpu", "10"}}}}));
+  server_->Create("/api/v1/namespaces/team-e/resourcequotas",
+                  ResourceQuota("team-e", "scoped",
+                                {{"hard", {{"requests.nvidia.com/gpu", "1"}}},
+                                 {"scopes", json::array({"BestEffort"})}}));
+  quota::QuotaConfig config = Limit("team-a", 8);
+  config.limits["team-c"] = {{kGpu, 4 * kMilli}, {"gpu-equivalents", 2 * kMilli}};
+  Replica r = MakeReplica(config);
+
+  EXPECT_EQ(RenderUsage(*r.ledger),
+            "team-a{nvidia.com/gpu=0/5} team-b{nvidia.com/gpu=0/3} "
+            "team-c{gpu-equivalents=0/2,nvidia.com/gpu=0/4}");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-b", "p1", "u1"}, Gpus(4), false)),
+            "exceeded quota: team-b, requested: nvidia.com/gpu=4, used: nvidia.com/gpu=0, "
+            "limited: nvidia.com/gpu=3");
+
+  // A quota changed or deleted while gpugate runs takes effect through the watch.
+  server_->Update("/api/v1/namespaces/team-a/resourcequotas/plain",
+                  ResourceQuota("team-a", "plain", {{"hard", {{"nvidia.com/gpu", "2"}}}}));
+  server_->Delete("/api/v1/namespaces/team-b/resourcequotas/gpus");
+  EXPECT_TRUE(Eventually([&] {
+    return RenderUsage(*r.ledger) ==
+           "team-a{nvidia.com/gpu=0/2} team-c{gpu-equivalents=0/2,nvidia.com/gpu=0/4}";
+  })) << RenderUsage(*r.ledger);
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-b", "p1", "u1"}, Gpus(4), false)), "charged");
+}
+
+TEST_F(ClusterLedgerTest, TwoReplicasNeverAdmitPastTheLimit) {
+  Replica a = MakeReplica(Limit("team-a", 10));
+  Replica b = MakeReplica(Limit("team-a", 10));
+  constexpr int kPods = 60;
+  std::vector<std::string> outcomes(kPods);
+  std::latch go(kPods);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kPods; ++i) {
+    threads.emplace_back([&, i] {
+      ClusterLedger& ledger = i % 2 == 0 ? *a.ledger : *b.ledger;
+      go.arrive_and_wait();
+      std::string name = "p" + std::to_string(i);
+      outcomes[i] = Outcome(ledger.Reserve({"team-a", name, "uid-" + name}, Gpus(1), false));
+    });
+  }
+  for (std::thread& t : threads) t.join();
+
+  const std::string full =
+      "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=10, "
+      "limited: nvidia.com/gpu=10";
+  int charged = 0, refused = 0;
+  for (const std::string& o : outcomes) {
+    charged += o == "charged";
+    refused += o == full;
+  }
+  EXPECT_EQ(charged, 10);
+  EXPECT_EQ(refused, kPods - 10) << ::testing::PrintToString(outcomes);
+  json status = Record("team-a")["status"];
+  EXPECT_EQ(status["used"], json({{kGpu, "10"}}));
+  EXPECT_EQ(status["hard"], json({{kGpu, "10"}}));
+  EXPECT_EQ(status["usedSummary"], "nvidia.com/gpu=10");
+  EXPECT_EQ(status["hardSummary"], "nvidia.com/gpu=10");
+  EXPECT_EQ(status["charges"].size(), 10u);
+  for (Replica* r : {&a, &b}) {
+    EXPECT_TRUE(Eventually([&] {
+      return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=10/10}";
+    })) << RenderUsage(*r->ledger);
+  }
+}
+
+TEST_F(ClusterLedgerTest, ChargesSameUidOnceAnotherUidBesideAndReleasesByName) {
+  Replica r = MakeReplica(Limit("team-a", 4));
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "charged");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "already charged");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u2"}, Gpus(2), false)), "charged");
+  EXPECT_EQ(Record("team-a")["status"]["charges"]["p1"].size(), 2u);
+  EXPECT_EQ(RenderUsage(*r.ledger), "team-a{nvidia.com/gpu=3/4}");
+
+  Result<bool> released = r.ledger->Release({"team-a", "p1", "u2"});
+  ASSERT_TRUE(released) << released.error().message;
+  EXPECT_TRUE(*released);
+  EXPECT_EQ(Record("team-a")["status"]["usedSummary"], "");
+  EXPECT_EQ(Record("team-a")["status"]["charges"], json::object());
+  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }));
+  released = r.ledger->Release({"team-a", "p1", "u2"});
+  ASSERT_TRUE(released);
+  EXPECT_FALSE(*released);
+  released = r.ledger->Release({"team-z", "nobody", "u9"});
+  ASSERT_TRUE(released);
+  EXPECT_FALSE(*released);
+}
+
+TEST_F(ClusterLedgerTest, PodThatSucceedsFreesItsChargeWithoutWaitingForTheInterval) {
+  // An interval far longer than the test: only the pod watch's wake-up can reconcile in time.
+  Replica r = MakeReplica(Limit("team-a", 4), {.reconcileInterval = std::chrono::hours(1)});
+  json pod = server_->Create(PodsIn("team-a"), Pod("team-a", "trainer", 2, "Pending"));
+  std::string uid = pod["metadata"]["uid"];
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "trainer", uid}, Gpus(2), false)), "charged");
+
+  pod["status"]["phase"] = "Running";
+  server_->Update(PodsIn("team-a") + "/trainer", pod);
+  pod["status"]["phase"] = "Succeeded";
+  server_->Update(PodsIn("team-a") + "/trainer", pod);
+  EXPECT_TRUE(Eventually([&] { return Record("team-a")["status"]["charges"].empty(); }))
+      << Record("team-a").dump();
+  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }))
+      << RenderUsage(*r.ledger);
+}
+
+TEST_F(ClusterLedgerTest, DeletedPodFreesItsCharge) {
+  Replica r = MakeReplica(Limit("team-a", 4), {.reconcileInterval = std::chrono::hours(1)});
+  json pod = server_->Create(PodsIn("team-a"), Pod("team-a", "trainer", 1));
+  EXPECT_EQ(
+      Outcome(r.ledger->Reserve({"team-a", "trainer", pod["metadata"]["uid"]}, Gpus(1), false)),
+      "charged");
+  ASSERT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=1/4}"; }));
+  server_->Delete(PodsIn("team-a") + "/trainer");
+  EXPECT_TRUE(Eventually([&] { return Record("team-a")["status"]["charges"].empty(); }))
+      << Record("team-a").dump();
+}
+
+TEST_F(ClusterLedgerTest, ChargeWhosePodNeverAppearsIsDroppedAfterTheGrace) {
+  FakeClock clock;
+  Replica r = MakeReplica(Limit("team-a", 4), {.reservationGrace = seconds(1),
+                                               .reconcileInterval = std::chrono::hours(1),
+                                               .clock = [&clock] { return clock.Now(); }});
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "refused-later", "u1"}, Gpus(1), false)),
+            "charged");
+  clock.Advance(milliseconds(900));
+  r.ledger->ReconcileOnce();
+  EXPECT_EQ(Record("team-a")["status"]["charges"].size(), 1u) << "dropped within the grace";
+
+  clock.Advance(milliseconds(200));
+  EXPECT_TRUE(Eventually([&] {
+    r.ledger->ReconcileOnce();
+    return Record("team-a")["status"]["charges"].empty();
+  })) << Record("team-a").dump();
+  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }));
+}
+
+TEST_F(ClusterLedgerTest, RunningGpuPodWithoutChargeIsCharged) {
+  json running = server_->Create(PodsIn("team-a"), Pod("team-a", "early", 2));
+  server_->Create(PodsIn("team-a"), Pod("team-a", "finished", 1, "Succeeded"));
+  server_->Create(PodsIn("team-a"), Pod("team-a", "cpu-only", 0));
+  server_->Create(PodsIn("kube-system"), Pod("kube-system", "exempt", 1));
+  // Charges are added only while the pod watch is open, which comes a moment after the first
+  // sync's wake-up: the next timed pass adds them.
+  Replica r = MakeReplica(Limit("team-a", 4), {.reconcileInterval = milliseconds(50)});
+
+  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=2/4}"; }))
+      << RenderUsage(*r.ledger);
+  json charges = Record("team-a")["status"]["charges"];
+  ASSERT_EQ(charges.size(), 1u) << charges.dump();
+  EXPECT_EQ(charges["early"][0]["uid"], running["metadata"]["uid"]);
+  EXPECT_EQ(charges["early"][0]["amounts"], json({{kGpu, "2"}}));
+  EXPECT_TRUE(server_->Get(GpuQuotaPath("kube-system", "gpugate")).is_null());
+}
+
+TEST_F(ClusterLedgerTest, RefusesLimitedNamespacesUntilFirstSync) {
+  Replica r = MakeReplica(Limit("team-a", 4), {}, /*start=*/false);
+  EXPECT_FALSE(r.ledger->Ready());
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u1"}, Gpus(1), false)),
+            "error: gpugate has not finished its first sync with the Kubernetes API; GPU pods in "
+            "namespaces with a quota are refused until it has");
+  EXPECT_EQ(server_->requests("POST") + server_->requests("PUT"), 0);
+
+  r.ledger->Start();
+  ASSERT_TRUE(Eventually([&] { return r.ledger->Ready(); }));
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "charged");
+}
+
+TEST_F(ClusterLedgerTest, DryRunChecksButWritesNothing) {
+  Replica r = MakeReplica(Limit("team-a", 2), {.reconcileInterval = std::chrono::hours(1)});
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "charged");
+  int writes = server_->requests("PUT") + server_->requests("POST");
+
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p2", "u2"}, Gpus(1), true)), "charged");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p3", "u3"}, Gpus(2), true)),
+            "exceeded quota: team-a, requested: nvidia.com/gpu=2, used: nvidia.com/gpu=1, "
+            "limited: nvidia.com/gpu=2");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-b", "p4", "u4"}, Gpus(1), true)), "charged");
+  EXPECT_EQ(server_->requests("PUT") + server_->requests("POST"), writes);
+  EXPECT_EQ(Record("team-a")["status"]["usedSummary"], "nvidia.com/gpu=1");
+  EXPECT_TRUE(Record("team-b").is_null());
+}
+
+TEST_F(ClusterLedgerTest, ApiDownRefusesLimitedNamespacesAndAdmitsTheOthers) {
+  std::mutex mu;
+  std::vector<std::string> reported;  // guarded by mu
+  Replica r = MakeReplica(Limit("team-a", 4), {.onError = [&](const std::string& message) {
+                            std::lock_guard lock(mu);
+                            reported.push_back(message);
+                          }});
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "charged");
+  server_->Stop();
+
+  std::string refused = Outcome(r.ledger->Reserve({"team-a", "p2", "u2"}, Gpus(1), false));
+  EXPECT_TRUE(refused.starts_with(
+      "error: PUT /apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate: "))
+      << refused;
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-b", "p3", "u3"}, Gpus(1), false)), "charged");
+  std::lock_guard lock(mu);
+  std::string wanted =
+      "charging team-b/p3 (admitted anyway, no limit there): "
+      "GET /apis/gpugate.io/v1alpha1/namespaces/team-b/gpuquotas/gpugate: ";
+  EXPECT_TRUE(std::any_of(reported.begin(), reported.end(), [&](const std::string& m) {
+    return m.starts_with(wanted);
+  })) << ::testing::PrintToString(reported);
+}
+
+}  // namespace
+}  // namespace gpugate::cluster

@@ -1,0 +1,243 @@
+#include "cluster/gpu_quota_record.h"
+
+#include <time.h>
+
+#include <cstdint>
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+
+Result<quota::Amounts> DecodeAmounts(const json& j, const std::string& where) {
+  if (!j.is_object()) return Fail(where + ": must be an object");
+  quota::Amounts out;
+  for (const auto& [resource, value] : j.items()) {
+    if (!value.is_string()) return Fail(where + "." + resource + ": must be a string");
+    Result<int64_t> milli = quota::ParseMilli(value.get_ref<const std::string&>());
+    if (!milli) return Fail(where + "." + resource + ": " + milli.error().message);
+    out[resource] = *milli;
+  }
+  return out;
+}
+
+Result<RecordedCharge> DecodeCharge(const json& j, const std::string& where) {
+  if (!j.is_object()) return Fail(where + ": must be an object");
+  auto uid = j.find("uid");
+  auto admitted = j.find("admitted");
+  auto amounts = j.find("amounts");
+  if (uid == j.end() || !uid->is_string()) return Fail(where + ".uid: must be a string");
+  if (admitted == j.end() || !admitted->is_string()) {
+    return Fail(where + ".admitted: must be a string");
+  }
+  Result<Clock::time_point> when = ParseRfc3339(admitted->get_ref<const std::string&>());
+  if (!when) return Fail(where + ".admitted: " + when.error().message);
+  if (amounts == j.end()) return Fail(where + ".amounts: missing");
+  Result<quota::Amounts> decoded = DecodeAmounts(*amounts, where + ".amounts");
+  if (!decoded) return std::unexpected(decoded.error());
+  return RecordedCharge{uid->get<std::string>(), *when, std::move(*decoded)};
+}
+
+Result<ChargeMap> DecodeCharges(const json& object) {
+  ChargeMap out;
+  auto status = object.find("status");
+  if (status == object.end() || status->is_null()) return out;
+  if (!status->is_object()) return Fail("status: must be an object");
+  auto charges = status->find("charges");
+  if (charges == status->end() || charges->is_null()) return out;
+  if (!charges->is_object()) return Fail("status.charges: must be an object");
+  for (const auto& [name, list] : charges->items()) {
+    std::string where = "status.charges." + name;
+    if (!list.is_array()) return Fail(where + ": must be a list");
+    for (size_t i = 0; i < list.size(); ++i) {
+      Result<RecordedCharge> charge = DecodeCharge(list[i], where + "[" + std::to_string(i) + "]");
+      if (!charge) return std::unexpected(charge.error());
+      out[name].push_back(std::move(*charge));
+    }
+  }
+  return out;
+}
+
+json EncodeAmounts(const quota::Amounts& amounts) {
+  json out = json::object();
+  for (const auto& [resource, milli] : amounts) out[resource] = quota::FormatMilli(milli);
+  return out;
+}
+
+// "nvidia.com/gpu=2,gpu-equivalents=1.5"; unlike quota::FormatAmounts it keeps zeros, because a
+// hard limit of 0 is a limit.
+std::string Summary(const quota::Amounts& amounts) {
+  std::string out;
+  for (const auto& [resource, milli] : amounts) {
+    if (!out.empty()) out += ',';
+    out += resource + "=" + quota::FormatMilli(milli);
+  }
+  return out;
+}
+
+// Reads exactly `n` digits at `pos`; -1 when they are not all digits.
+int Digits(std::string_view text, size_t pos, size_t n) {
+  if (pos + n > text.size()) return -1;
+  int value = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string GpuQuotaRecord::resourceVersion() const {
+  if (!object.is_object()) return "";
+  auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return "";
+  auto rv = metadata->find("resourceVersion");
+  return rv != metadata->end() && rv->is_string() ? rv->get<std::string>() : "";
+}
+
+bool GpuQuotaRecord::Holds(std::string_view name, std::string_view uid) const {
+  auto it = charges.find(name);
+  if (it == charges.end()) return false;
+  for (const RecordedCharge& c : it->second) {
+    if (c.uid == uid) return true;
+  }
+  return false;
+}
+
+quota::Amounts GpuQuotaRecord::Used() const {
+  quota::Amounts used;
+  for (const auto& [name, list] : charges) {
+    for (const RecordedCharge& c : list) {
+      for (const auto& [resource, milli] : c.amounts) {
+        int64_t& total = used[resource];
+        // Saturate, as the local ledger does: an absurd charge never wraps into a small one.
+        if (__builtin_add_overflow(total, milli, &total)) total = INT64_MAX;
+      }
+    }
+  }
+  return used;
+}
+
+GpuQuotaRecord DecodeGpuQuota(const json& object) {
+  GpuQuotaRecord record;
+  record.object = object;
+  if (auto metadata = object.find("metadata"); metadata != object.end() && metadata->is_object()) {
+    auto ns = metadata->find("namespace");
+    if (ns != metadata->end() && ns->is_string()) record.ns = ns->get<std::string>();
+  }
+  Result<ChargeMap> charges = DecodeCharges(object);
+  if (charges) {
+    record.charges = std::move(*charges);
+  } else {
+    record.problem = charges.error().message;
+  }
+  return record;
+}
+
+json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view name,
+                    const quota::Amounts& hard) {
+  json object = record.object;
+  if (!object.is_object()) {
+    object = json{{"apiVersion", kGpuQuotaApiVersion},
+                  {"kind", kGpuQuotaKind},
+                  {"metadata", {{"name", name}, {"namespace", record.ns}}}};
+  }
+  json charges = json::object();
+  for (const auto& [pod, list] : record.charges) {
+    json entries = json::array();
+    for (const RecordedCharge& c : list) {
+      entries.push_back({{"uid", c.uid},
+                         {"admitted", FormatRfc3339(c.admitted)},
+                         {"amounts", EncodeAmounts(c.amounts)}});
+    }
+    if (!entries.empty()) charges[pod] = std::move(entries);
+  }
+  quota::Amounts used = record.Used();
+  object["status"] = {{"charges", std::move(charges)},
+                      {"used", EncodeAmounts(used)},
+                      {"hard", EncodeAmounts(hard)},
+                      {"usedSummary", Summary(used)},
+                      {"hardSummary", Summary(hard)}};
+  return object;
+}
+
+std::string GpuQuotaCollectionPath(std::string_view ns) {
+  return "/apis/" + std::string(kGpuQuotaApiVersion) + "/namespaces/" + std::string(ns) +
+         "/gpuquotas";
+}
+
+std::string GpuQuotaPath(std::string_view ns, std::string_view name) {
+  return GpuQuotaCollectionPath(ns) + "/" + std::string(name);
+}
+
+std::string FormatRfc3339(Clock::time_point t) {
+  auto ms = std::chrono::floor<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  struct tm utc {};
+  gmtime_r(&seconds, &utc);
+  char buf[40];
+  size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
+  snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms - seconds * 1000LL));
+  return buf;
+}
+
+Result<Clock::time_point> ParseRfc3339(std::string_view text) {
+  auto bad = [&] { return Fail("\"" + std::string(text) + "\": want an RFC 3339 time"); };
+  struct tm utc {};
+  utc.tm_year = Digits(text, 0, 4) - 1900;
+  utc.tm_mon = Digits(text, 5, 2) - 1;
+  utc.tm_mday = Digits(text, 8, 2);
+  utc.tm_hour = Digits(text, 11, 2);
+  utc.tm_min = Digits(text, 14, 2);
+  utc.tm_sec = Digits(text, 17, 2);
+  if (text.size() < 20 || text[4] != '-' || text[7] != '-' ||
+      (text[10] != 'T' && text[10] != 't') || text[13] != ':' || text[16] != ':' ||
+      utc.tm_year < 0 || utc.tm_mon < 0 || utc.tm_mday < 1 || utc.tm_hour < 0 || utc.tm_min < 0 ||
+      utc.tm_sec < 0) {
+    return bad();
+  }
+  size_t pos = 19;
+  std::chrono::milliseconds fraction{0};
+  if (text[pos] == '.') {
+    int scale = 100;
+    for (++pos; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos, scale /= 10) {
+      fraction += std::chrono::milliseconds((text[pos] - '0') * scale);
+    }
+  }
+  std::chrono::seconds offset{0};
+  std::string_view zone = text.substr(std::min(pos, text.size()));
+  if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':' &&
+      Digits(zone, 1, 2) >= 0 && Digits(zone, 4, 2) >= 0) {
+    offset = std::chrono::hours(Digits(zone, 1, 2)) + std::chrono::minutes(Digits(zone, 4, 2));
+    if (zone[0] == '-') offset = -offset;
+  } else if (zone != "Z" && zone != "z") {
+    return bad();
+  }
+  time_t seconds = timegm(&utc);
+  return Clock::from_time_t(seconds) - offset + fraction;
+}
+
+quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record) {
+  quota::NamespaceUsage usage{record.ns, {}};
+  const nlohmann::json* hard = nullptr;
+  if (record.object.is_object()) {
+    auto status = record.object.find("status");
+    if (status != record.object.end() && status->is_object()) {
+      auto h = status->find("hard");
+      if (h != status->end() && h->is_object()) hard = &*h;
+    }
+  }
+  if (hard) {
+    for (const auto& [resource, value] : hard->items()) {
+      if (!value.is_string()) continue;
+      if (auto milli = quota::ParseMilli(value.get<std::string>())) {
+        usage.resources[resource].hard = *milli;
+      }
+    }
+  }
+  for (const auto& [resource, milli] : record.Used()) usage.resources[resource].used = milli;
+  return usage;
+}
+
+}  // namespace gpugate::cluster

@@ -1,0 +1,87 @@
+// The GPUQuota object (gpugate.io/v1alpha1): one per namespace, the cluster ledger's record of
+// every charge in it. Its status is the state; used, hard and the summaries are derived and
+// rewritten on every write so `kubectl get gpuquotas -A` can show them:
+//
+//   apiVersion: gpugate.io/v1alpha1
+//   kind: GPUQuota
+//   metadata: {name: gpugate, namespace: team-a, resourceVersion: "..."}
+//   status:
+//     charges:
+//       trainer-0:   # pod name -> one entry per uid charged under it (see quota/ledger.h)
+//         - {uid: 6f1c..., admitted: "2024-05-01T12:00:00.250Z", amounts: {nvidia.com/gpu: "1"}}
+//     used: {nvidia.com/gpu: "1"}
+//     hard: {nvidia.com/gpu: "4"}
+//     usedSummary: nvidia.com/gpu=1
+//     hardSummary: nvidia.com/gpu=4
+//
+// Amounts are decimal strings (quota::FormatMilli / ParseMilli), exact to a thousandth.
+#pragma once
+
+#include "quota/accounting.h"
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "quota/amounts.h"
+
+namespace gpugate::cluster {
+
+using Clock = std::chrono::system_clock;
+
+inline constexpr std::string_view kGpuQuotaApiVersion = "gpugate.io/v1alpha1";
+inline constexpr std::string_view kGpuQuotaKind = "GPUQuota";
+
+struct RecordedCharge {
+  std::string uid;
+  Clock::time_point admitted;
+  quota::Amounts amounts;  // milli-units
+
+  bool operator==(const RecordedCharge&) const = default;
+};
+
+// Pod name -> the charges held under it (one per uid; almost always one).
+using ChargeMap = std::map<std::string, std::vector<RecordedCharge>, std::less<>>;
+
+struct GpuQuotaRecord {
+  std::string ns;
+  // The object as read from the API (metadata with resourceVersion, anything else a user put
+  // there); null for a record that does not exist yet. Writes send it back with a new status.
+  nlohmann::json object;
+  ChargeMap charges;
+  // Why status.charges could not be read ("" when it could); `charges` is then empty. Reserve
+  // refuses to charge against such a record; the reconciler rebuilds it from the pods.
+  std::string problem;
+
+  bool exists() const { return !object.is_null(); }
+  std::string resourceVersion() const;
+  bool Holds(std::string_view name, std::string_view uid) const;
+  quota::Amounts Used() const;  // the sum of every charge
+};
+
+// Reads a GPUQuota object. Never fails: a malformed status is reported in `problem`.
+GpuQuotaRecord DecodeGpuQuota(const nlohmann::json& object);
+
+// The object to PUT (or POST, for a new record named `name`): `record.object` with its status
+// replaced by `record.charges` and the derived used, hard and summaries.
+nlohmann::json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view name,
+                              const quota::Amounts& hard);
+
+// The usage a record reports: used from its charges, hard from the status.hard it was last
+// written with (what `gpugate quota --kubeconfig` shows without running the ledger).
+quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record);
+
+// API paths of the records.
+std::string GpuQuotaCollectionPath(std::string_view ns);
+std::string GpuQuotaPath(std::string_view ns, std::string_view name);
+
+// RFC 3339 in UTC with milliseconds ("2024-05-01T12:00:00.250Z"); parsing also accepts whole
+// seconds and numeric offsets ("2024-05-01T14:00:00+02:00").
+std::string FormatRfc3339(Clock::time_point t);
+Result<Clock::time_point> ParseRfc3339(std::string_view text);
+
+}  // namespace gpugate::cluster

@@ -1,0 +1,23 @@
+// Hard limits from Kubernetes ResourceQuota objects, and how they combine with the config file's.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "policy/settings.h"
+#include "quota/amounts.h"
+
+namespace gpugate::cluster {
+
+// The limits one ResourceQuota object sets on managed resources (settings.Find), in milli-units:
+// spec.hard["requests.<resource>"] and spec.hard["<resource>"], the smaller where both are set.
+// Values are Kubernetes quantities; one that does not parse, is negative or is out of range is
+// ignored (the apiserver validates them, so this only guards against garbage). A quota with
+// spec.scopes or spec.scopeSelector covers only some pods and is ignored: applying it to every
+// GPU pod would refuse pods Kubernetes itself admits. Weighted figures are never read from here.
+quota::Amounts ResourceQuotaLimits(const nlohmann::json& resourceQuota,
+                                   const policy::Settings& settings);
+
+// Per resource, the smaller of `a` and `b` where both set one, else whichever does.
+quota::Amounts MinLimits(const quota::Amounts& a, const quota::Amounts& b);
+
+}  // namespace gpugate::cluster

@@ -1,0 +1,35 @@
+#include "cluster/reconcile.h"
+
+namespace gpugate::cluster {
+namespace {
+
+bool Keep(const std::string& name, const RecordedCharge& charge, const PodMap& pods,
+          const ReconcileContext& context) {
+  auto pod = pods.find(name);
+  if (pod != pods.end() && pod->second.uid == charge.uid) return !pod->second.terminal;
+  bool expired = context.now - charge.admitted >= context.reservationGrace;
+  return !(expired && context.podsFresh);
+}
+
+}  // namespace
+
+ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
+                         const ReconcileContext& context) {
+  ChargeMap out;
+  for (const auto& [name, list] : charges) {
+    for (const RecordedCharge& charge : list) {
+      if (Keep(name, charge, pods, context)) out[name].push_back(charge);
+    }
+  }
+  if (!context.podsFresh) return out;
+  for (const auto& [name, pod] : pods) {
+    if (pod.terminal || pod.deleting) continue;
+    std::vector<RecordedCharge>& held = out[name];
+    bool charged = false;
+    for (const RecordedCharge& c : held) charged = charged || c.uid == pod.uid;
+    if (!charged) held.push_back(RecordedCharge{pod.uid, context.now, pod.amounts});
+  }
+  return out;
+}
+
+}  // namespace gpugate::cluster

@@ -1,0 +1,30 @@
+// The reconciler's rule, as a pure function: what a namespace's GPUQuota record should hold given
+// what the pod watch shows. Every replica runs it; writes are resourceVersion-guarded.
+#pragma once
+
+#include <chrono>
+
+#include "cluster/cluster_cache.h"
+#include "cluster/gpu_quota_record.h"
+
+namespace gpugate::cluster {
+
+struct ReconcileContext {
+  Clock::time_point now;
+  std::chrono::seconds reservationGrace{60};
+  // The pod watch is live: a pod it does not show does not exist (give or take its lag).
+  bool podsFresh = false;
+};
+
+// From `charges` (the record) and `pods` (the namespace's GPU pods in the watch):
+//   - a charge whose pod (same name and uid) is shown keeps it while the pod is not terminal,
+//     and is dropped once it is (Succeeded or Failed, or deleted: a tombstone in the cache);
+//   - a charge whose pod is not shown (absent, or the name now has another uid) is dropped once
+//     it is older than the grace and the watch is live: that pod was refused after gpugate
+//     admitted it, or went away unseen. Younger, it may still be on its way through the apiserver;
+//   - a pod shown running (not terminal, not being deleted) with no charge is charged, stamped
+//     `now`, when the watch is live: it was admitted while gpugate was down or bypassed.
+ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
+                         const ReconcileContext& context);
+
+}  // namespace gpugate::cluster

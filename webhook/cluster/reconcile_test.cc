@@ -1,0 +1,98 @@
+#include "cluster/reconcile.h"
+
+#include <gtest/gtest.h>
+
+namespace gpugate::cluster {
+namespace {
+
+using quota::kMilli;
+using std::chrono::seconds;
+
+const Clock::time_point kNow = Clock::time_point(seconds(1'000'000));
+
+quota::Amounts Gpus(int64_t n) { return {{"nvidia.com/gpu", n * kMilli}}; }
+
+// "p1@u1 p1@u2+" : name@uid, '+' marking a charge stamped now (added by the reconciler).
+std::string Render(const ChargeMap& charges) {
+  std::string out;
+  for (const auto& [name, list] : charges) {
+    for (const RecordedCharge& c : list) {
+      if (!out.empty()) out += ' ';
+      out += name + "@" + c.uid + (c.admitted == kNow ? "+" : "");
+    }
+  }
+  return out;
+}
+
+struct Case {
+  const char* name;
+  ChargeMap charges;
+  PodMap pods;
+  bool podsFresh;
+  const char* want;
+};
+
+TEST(ClusterLedgerReconcileTest, DesiredCharges) {
+  const auto young = kNow - seconds(10);  // within the 60 s grace
+  const auto old = kNow - seconds(61);
+  PodInfo running{.uid = "u1", .amounts = Gpus(1)};
+  PodInfo finished{.uid = "u1", .terminal = true, .amounts = Gpus(1)};
+  PodInfo deleting{.uid = "u1", .deleting = true, .amounts = Gpus(1)};
+  PodInfo other{.uid = "u2", .amounts = Gpus(1)};
+  const Case cases[] = {
+      {"running pod keeps its charge",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {{"p", running}},
+       true,
+       "p@u1"},
+      {"terminal pod frees it", {{"p", {{"u1", young, Gpus(1)}}}}, {{"p", finished}}, true, ""},
+      {"terminal frees it even when the watch is not live",
+       {{"p", {{"u1", young, Gpus(1)}}}},
+       {{"p", finished}},
+       false,
+       ""},
+      {"pod being deleted keeps it",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {{"p", deleting}},
+       true,
+       "p@u1"},
+      {"absent pod, young charge: on its way", {{"p", {{"u1", young, Gpus(1)}}}}, {}, true, "p@u1"},
+      {"absent pod, old charge: dropped", {{"p", {{"u1", old, Gpus(1)}}}}, {}, true, ""},
+      {"absent pod, old charge, watch not live: kept",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {},
+       false,
+       "p@u1"},
+      {"another uid holds the name: old charge dropped, new pod charged",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {{"p", other}},
+       true,
+       "p@u2+"},
+      {"another uid, young charge kept beside",
+       {{"p", {{"u1", young, Gpus(1)}}}},
+       {{"p", other}},
+       true,
+       "p@u1 p@u2+"},
+      {"uncharged running pod charged", {}, {{"p", running}, {"q", other}}, true, "p@u1+ q@u2+"},
+      {"uncharged pod not charged while the watch is not live", {}, {{"p", running}}, false, ""},
+      {"uncharged terminal or deleting pods are not charged",
+       {},
+       {{"p", finished}, {"q", deleting}},
+       true,
+       ""},
+  };
+  for (const Case& c : cases) {
+    ReconcileContext context{kNow, seconds(60), c.podsFresh};
+    EXPECT_EQ(Render(DesiredCharges(c.charges, c.pods, context)), c.want) << c.name;
+  }
+}
+
+TEST(ClusterLedgerReconcileTest, AddedChargeCarriesThePodsAmounts) {
+  PodMap pods = {{"p", PodInfo{.uid = "u1", .amounts = Gpus(3)}}};
+  ChargeMap desired = DesiredCharges({}, pods, {kNow, seconds(60), true});
+  ASSERT_EQ(desired["p"].size(), 1u);
+  EXPECT_EQ(desired["p"][0], (RecordedCharge{"u1", kNow, Gpus(3)}));
+}
+
+}  // namespace
+}  // namespace gpugate::cluster
