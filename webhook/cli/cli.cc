@@ -14,6 +14,7 @@ constexpr const char* kUsage = R"(gpugate: a Kubernetes admission webhook for GP
 
 Usage:
   gpugate serve [--config FILE] [--listen HOST:PORT] [--tls-cert FILE] [--tls-key FILE]
+                [--kubeconfig FILE]
       Serve /validate, /mutate, /quota, /healthz, /readyz and /metrics over HTTPS.
   gpugate certs --out DIR [--service NAME] [--namespace NS] [--days N] [--host H]...
       Write ca.crt, tls.crt and tls.key for the webhook Service; print the caBundle.

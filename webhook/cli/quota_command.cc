@@ -13,6 +13,7 @@
 #include "cli/flags.h"
 #include "common/host_port.h"
 #include "common/strings.h"
+#include "cli/quota_from_cluster.h"
 #include "quota/report.h"
 
 namespace gpugate::cli {
@@ -22,6 +23,8 @@ constexpr FlagSpec kQuotaFlags[] = {{"server"},
                                     {"cacert"},
                                     {"insecure-skip-tls-verify", false},
                                     {"tls-server-name"},
+                                    {"kubeconfig"},
+                                    {"context"},
                                     {"namespace", true, 'n'},
                                     {"output", true, 'o'},
                                     {"help", false, 'h'}};
@@ -31,8 +34,10 @@ constexpr const char* kDefaultServer = "https://127.0.0.1:8443";
 void PrintUsage(std::ostream& out, std::string_view command) {
   out << "Usage: " << command
       << " [--server URL] [--cacert FILE | --insecure-skip-tls-verify]\n"
-         "       [--tls-server-name NAME] [-n|--namespace NS] [-o|--output table|json]\n\n"
-         "Prints the GPU quota usage a running gpugate has charged (GET /quota).\n\n"
+         "       [--tls-server-name NAME] [-n|--namespace NS] [-o|--output table|json]\n"
+         "   or: " << command << " --kubeconfig FILE [--context NAME] [-n NS] [-o table|json]\n\n"
+         "Prints the GPU quota usage a running gpugate has charged (GET /quota), or, with\n"
+         "--kubeconfig, what the cluster's GPUQuota objects record (cluster mode).\n\n"
          "  --server URL                 https://HOST[:PORT][/PREFIX] (default "
       << kDefaultServer
       << ")\n"
@@ -41,6 +46,8 @@ void PrintUsage(std::ostream& out, std::string_view command) {
          "  --tls-server-name NAME       the name the certificate must carry, when it is not the\n"
          "                               --server host (e.g. gpugate.gpugate-system.svc through\n"
          "                               kubectl port-forward)\n"
+         "  --kubeconfig FILE            read GPUQuota objects from the Kubernetes API instead\n"
+         "  --context NAME               the kubeconfig context (default: current-context)\n"
          "  -n, --namespace NS           only this namespace\n"
          "  -o, --output FORMAT          table (default) or json (the server's answer as sent)\n";
 }
@@ -83,6 +90,16 @@ Result<QuotaOptions> ParseServerUrl(std::string_view url) {
 Result<QuotaOptions> QuotaOptionsFrom(const Flags& flags) {
   if (!flags.positional().empty()) {
     return Fail("unexpected argument " + JsonQuote(flags.positional()[0]));
+  }
+  if (flags.Has("kubeconfig")) {
+    for (const char* f : {"server", "cacert", "insecure-skip-tls-verify", "tls-server-name"}) {
+      if (flags.Has(f)) {
+        return Fail("--kubeconfig reads the cluster directly and does not combine with --" +
+                    std::string(f));
+      }
+    }
+  } else if (flags.Has("context")) {
+    return Fail("--context needs --kubeconfig");
   }
   auto options = ParseServerUrl(flags.Get("server").value_or(kDefaultServer));
   if (!options) return options;
@@ -179,6 +196,18 @@ Result<std::string> FetchReport(const QuotaOptions& options, const std::string& 
   return res->body;
 }
 
+// Cluster mode: the GPUQuota objects themselves.
+int PrintClusterUsage(const std::string& kubeconfig, const std::string& context,
+                      const QuotaOptions& options, const std::string& prefix) {
+  auto usage = UsageFromCluster(kubeconfig, context, options.ns);
+  if (!usage) {
+    std::cerr << prefix << usage.error().message << "\n";
+    return 1;
+  }
+  std::cout << (options.json ? quota::UsageJson(*usage) + "\n" : quota::UsageTable(*usage));
+  return 0;
+}
+
 }  // namespace
 
 int RunQuota(const std::vector<std::string>& args, std::string_view command) {
@@ -193,6 +222,9 @@ int RunQuota(const std::vector<std::string>& args, std::string_view command) {
     std::cerr << prefix << options.error().message << "\n\n";
     PrintUsage(std::cerr, command);
     return 2;
+  }
+  if (auto kubeconfig = flags->Get("kubeconfig")) {
+    return PrintClusterUsage(*kubeconfig, flags->Get("context").value_or(""), *options, prefix);
   }
   if (!options->cacert.empty() && !std::ifstream(options->cacert).good()) {
     std::cerr << prefix << "cannot read --cacert " << options->cacert << "\n";

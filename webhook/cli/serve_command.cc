@@ -8,15 +8,15 @@
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "config/config.h"
-#include "quota/journal.h"
-#include "quota/ledger.h"
+#include "cli/quota_backend.h"
 #include "transport/log.h"
 #include "transport/server.h"
 
 namespace gpugate::cli {
 namespace {
 
-constexpr FlagSpec kServeFlags[] = {{"config"}, {"listen"}, {"tls-cert"}, {"tls-key"}};
+constexpr FlagSpec kServeFlags[] = {{"config"}, {"listen"}, {"tls-cert"}, {"tls-key"},
+                                    {"kubeconfig"}};
 
 // The configuration: the file (or built-in defaults) with flags laid over it.
 Result<config::Config> LoadServeConfig(const Flags& flags) {
@@ -29,6 +29,10 @@ Result<config::Config> LoadServeConfig(const Flags& flags) {
   if (auto v = flags.Get("listen")) cfg.listen = *v;
   if (auto v = flags.Get("tls-cert")) cfg.tls.certFile = *v;
   if (auto v = flags.Get("tls-key")) cfg.tls.keyFile = *v;
+  if (auto v = flags.Get("kubeconfig")) {  // implies cluster mode
+    cfg.cluster.enabled = true;
+    cfg.cluster.kubeconfig = *v;
+  }
   return cfg;
 }
 
@@ -72,25 +76,12 @@ int RunServe(const std::vector<std::string>& args) {
         .Error();
     return 1;
   }
-  std::unique_ptr<quota::Journal> journal;
-  if (!cfg->quota.stateFile.empty()) {
-    auto opened = quota::OpenFileJournal(cfg->quota.stateFile);
-    if (!opened) {
-      transport::LogLine("cannot open quota state")
-          .Str("error", "quota.stateFile: " + opened.error().message)
-          .Error();
-      return 1;
-    }
-    journal = std::move(*opened);
-  }
-  quota::Ledger ledger(cfg->quota, std::move(journal));
-  if (auto ok = ledger.Open(); !ok) {
-    transport::LogLine("cannot load quota state")
-        .Str("error", "quota.stateFile: " + ok.error().message)
-        .Error();
+  auto quota = QuotaBackend::Open(*cfg);
+  if (!quota) {
+    transport::LogLine("cannot open quota accounting").Str("error", quota.error().message).Error();
     return 1;
   }
-  admission::Handler handler(cfg->policy, &ledger);
+  admission::Handler handler(cfg->policy, &(*quota)->accounting());
   transport::Server server(
       {.listen = *listen, .certFile = cfg->tls.certFile, .keyFile = cfg->tls.keyFile}, handler);
   std::thread signals = StopOnSignal(server);

@@ -80,6 +80,7 @@ constexpr Field<Config> kTopLevelFields[] = {
     {"resources", ReadResources},
     {"mutation", ReadMutation},
     {"security", ReadSecurity},
+    {"cluster", ReadCluster},
     // Read by ReadLaterSections once `resources` is known, wherever it appears in the file.
     {"quota", [](const Cursor&, Config&) { return Status{}; }},
 };
@@ -87,8 +88,13 @@ constexpr Field<Config> kTopLevelFields[] = {
 // The sections that refer to others, read after every other section is in `config`.
 Status ReadLaterSections(const Cursor& root, Config& config) {
   for (auto it = root.node().begin(); it != root.node().end(); ++it) {
-    if (it->first.Scalar() == "quota") {
-      return ReadQuota(root.Entry("quota", it->first, it->second), config);
+    if (it->first.Scalar() != "quota") continue;
+    Cursor quota = root.Entry("quota", it->first, it->second);
+    if (auto st = ReadQuota(quota, config); !st) return st;
+    if (config.cluster.enabled && !config.quota.stateFile.empty()) {
+      return quota.Fail(
+          "stateFile is the local ledger's file and is not used when cluster.enabled is true; "
+          "remove it");
     }
   }
   return {};

@@ -17,10 +17,21 @@ struct TlsConfig {
   std::string keyFile = "/etc/gpugate/tls/tls.key";
 };
 
+// Cluster mode: quota limits from ResourceQuota objects and charges shared by every replica
+// through GPUQuota objects in the Kubernetes API (docs/cluster.md).
+struct ClusterConfig {
+  bool enabled = false;
+  std::string kubeconfig;  // "" = the pod's service account (in-cluster)
+  std::string context;     // "" = the kubeconfig's current-context
+  int64_t reservationGraceSeconds = 60;  // how long a charge waits for its pod to appear
+  int64_t reconcileIntervalSeconds = 5;  // how often charges are checked against the pods
+};
+
 struct Config {
   std::string listen = "0.0.0.0:8443";  // HOST:PORT; port 0 picks a free port
   TlsConfig tls;
   policy::Settings policy;   // resources, exemptNamespaces, mutation.*, security.*
+  ClusterConfig cluster;
   quota::QuotaConfig quota;  // quota.*: limits per namespace, weighted figures, the journal
 };
 

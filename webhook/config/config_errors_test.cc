@@ -36,10 +36,10 @@ TEST(ParseConfig, DocumentErrors) {
        "gpugate.yaml:3: only one YAML document is allowed"},
       {"quotas: {}\n",
        "gpugate.yaml:1: quotas: unknown key (known: listen, tls, exemptNamespaces, resources, "
-       "mutation, security, quota)"},
+       "mutation, security, cluster, quota)"},
       {"listen: \"0.0.0.0:1\"\nListen: \"0.0.0.0:2\"\n",
        "gpugate.yaml:2: Listen: unknown key (known: listen, tls, exemptNamespaces, resources, "
-       "mutation, security, quota)"},
+       "mutation, security, cluster, quota)"},
       {"security: {}\nlisten: \"0.0.0.0:1\"\nsecurity: {}\n",
        "gpugate.yaml:3: security: duplicate key (first at line 1)"},
       {"? [a]\n: 1\n", "gpugate.yaml:1: keys must be strings, got a list"},

@@ -15,6 +15,9 @@ Status ReadResources(const Cursor& value, Config& out);
 Status ReadMutation(const Cursor& value, Config& out);
 Status ReadSecurity(const Cursor& value, Config& out);
 
+// config_cluster.cc: the cluster section.
+Status ReadCluster(const Cursor& value, Config& out);
+
 // config_quota.cc: the quota section. It names managed resources, so it is read after every
 // other section (`out.policy` is complete), whatever the order of keys in the file.
 Status ReadQuota(const Cursor& value, Config& out);

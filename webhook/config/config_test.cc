@@ -349,7 +349,7 @@ TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
   EXPECT_EQ(failed.error().message,
             bad +
                 ":2: listen2: unknown key (known: listen, tls, exemptNamespaces, resources, "
-                "mutation, security, quota)");
+                "mutation, security, cluster, quota)");
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }

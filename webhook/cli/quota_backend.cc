@@ -1,0 +1,69 @@
+#include "cli/quota_backend.h"
+
+#include "quota/journal.h"
+#include "quota/ledger.h"
+#include "transport/log.h"
+
+namespace gpugate::cli {
+namespace {
+
+Result<std::unique_ptr<quota::Accounting>> OpenLocal(const config::Config& config) {
+  std::unique_ptr<quota::Journal> journal;
+  if (!config.quota.stateFile.empty()) {
+    auto opened = quota::OpenFileJournal(config.quota.stateFile);
+    if (!opened) return Fail("quota.stateFile: " + opened.error().message);
+    journal = std::move(*opened);
+  }
+  auto ledger = std::make_unique<quota::Ledger>(config.quota, std::move(journal));
+  if (auto ok = ledger->Open(); !ok) return Fail("quota.stateFile: " + ok.error().message);
+  return std::unique_ptr<quota::Accounting>(std::move(ledger));
+}
+
+Result<cluster::KubeConfig> ApiAccess(const config::ClusterConfig& cluster) {
+  auto access = cluster.kubeconfig.empty()
+                    ? cluster::InClusterConfig()
+                    : cluster::LoadKubeconfig(cluster.kubeconfig, cluster.context);
+  if (!access) {
+    return Fail((cluster.kubeconfig.empty() ? "cluster (in-cluster service account): "
+                                            : "cluster.kubeconfig: ") +
+                access.error().message);
+  }
+  return access;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& config) {
+  std::unique_ptr<QuotaBackend> backend(new QuotaBackend());
+  if (!config.cluster.enabled) {
+    auto local = OpenLocal(config);
+    if (!local) return std::unexpected(local.error());
+    backend->accounting_ = std::move(*local);
+    return backend;
+  }
+  if (!config.quota.stateFile.empty()) {
+    return Fail("quota.stateFile is the local ledger's file and is not used in cluster mode "
+                "(--kubeconfig or cluster.enabled); remove it");
+  }
+  auto access = ApiAccess(config.cluster);
+  if (!access) return std::unexpected(access.error());
+  backend->client_ = std::make_unique<cluster::KubeClient>(std::move(*access));
+  cluster::ClusterOptions options;
+  options.reservationGrace = std::chrono::seconds(config.cluster.reservationGraceSeconds);
+  options.reconcileInterval = std::chrono::seconds(config.cluster.reconcileIntervalSeconds);
+  options.onError = [](const std::string& message) {
+    transport::LogLine("cluster").Str("error", message).Warn();
+  };
+  auto ledger = std::make_unique<cluster::ClusterLedger>(*backend->client_, config.quota,
+                                                         config.policy, options);
+  ledger->Start();
+  backend->accounting_ = std::move(ledger);
+  return backend;
+}
+
+QuotaBackend::~QuotaBackend() {
+  accounting_.reset();  // the cluster ledger stops its threads before the client goes
+  client_.reset();
+}
+
+}  // namespace gpugate::cli
