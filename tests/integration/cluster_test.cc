@@ -1,0 +1,274 @@
+// Cluster mode end to end: several real `gpugate serve` replicas against one stand-in Kubernetes
+// API server, sharing quota through it.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <latch>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "gpugate_process.h"
+#include "review_builder.h"
+#include "standin/standin.h"
+
+namespace gpugate::testing {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
+
+// Polls `done` until it holds or `timeout` passes: the system under test is asynchronous (watch
+// events, reconciliation), so a bounded wait for an observable outcome is the honest check.
+template <typename F>
+bool Eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
+  auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+class Cluster {
+ public:
+  // A stand-in API server with a ResourceQuota limiting team-a to `limit` GPUs.
+  explicit Cluster(int limit) {
+    Exit certs = RunGpugate({"certs", "--out", dir_.path(), "--host", "127.0.0.1"});
+    EXPECT_EQ(certs.code, 0) << certs.output;
+    api_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{
+        .certFile = dir_.File("tls.crt"), .keyFile = dir_.File("tls.key")});
+    int port = api_->Start();
+    dir_.Write("kubeconfig",
+               "apiVersion: v1\nkind: Config\nclusters:\n- name: standin\n  cluster:\n"
+               "    server: https://127.0.0.1:" + std::to_string(port) + "\n" +
+                   "    certificate-authority: " + dir_.File("ca.crt") + "\n" +
+                   "users:\n- name: gpugate\n  user:\n    token: stand-in-token\n"
+                   "contexts:\n- name: standin\n  context: {cluster: standin, user: gpugate}\n"
+                   "current-context: standin\n");
+    dir_.Write("gpugate.yaml",
+               "cluster:\n  enabled: true\n  kubeconfig: " + dir_.File("kubeconfig") +
+                   "\n  reservationGraceSeconds: 2\n  reconcileIntervalSeconds: 1\n");
+    api_->Create("/api/v1/namespaces/team-a/resourcequotas",
+                 {{"apiVersion", "v1"},
+                  {"kind", "ResourceQuota"},
+                  {"metadata", {{"name", "gpus"}}},
+                  {"spec", {{"hard", {{"requests.nvidia.com/gpu", std::to_string(limit)}}}}}});
+  }
+
+  // Starts a replica and waits until it reports ready (first full sync with the API).
+  GpugateServer& AddReplica() {
+    replicas_.push_back(std::make_unique<GpugateServer>(
+        std::vector<std::string>{"--config", dir_.File("gpugate.yaml")}));
+    GpugateServer& r = *replicas_.back();
+    EXPECT_TRUE(Eventually([&] {
+      auto res = r.Client()->Get("/readyz");
+      return res && res->status == 200;
+    })) << r.Logs();
+    return r;
+  }
+
+  // Starts a replica whose token the API refuses, so it can never sync.
+  GpugateServer& AddUnsyncedReplica() {
+    std::string config = ReadFile(dir_.File("kubeconfig"));
+    config.replace(config.find("stand-in-token"), 14, "wrong-token");
+    dir_.Write("bad-kubeconfig", config);
+    dir_.Write("bad.yaml", "cluster:\n  enabled: true\n  kubeconfig: " +
+                               dir_.File("bad-kubeconfig") + "\nquota:\n  namespaces:\n" +
+                               "    team-a: {nvidia.com/gpu: 4}\n");
+    replicas_.push_back(std::make_unique<GpugateServer>(
+        std::vector<std::string>{"--config", dir_.File("bad.yaml")}));
+    return *replicas_.back();
+  }
+
+  // What the apiserver does after admission allowed a pod: store it.
+  void StorePod(const std::string& name, const std::string& uid) {
+    json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", "1"}}}));
+    pod["metadata"]["uid"] = uid;
+    pod["status"] = {{"phase", "Running"}};
+    api_->Create(kPods, pod);
+  }
+
+  StandInApiServer& api() { return *api_; }
+  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
+  std::vector<std::unique_ptr<GpugateServer>>& replicas() { return replicas_; }
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<StandInApiServer> api_;
+  std::vector<std::unique_ptr<GpugateServer>> replicas_;
+};
+
+json Create(const std::string& name, const std::string& uid) {
+  json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = uid;
+  return MakeReview(pod, {.uid = "req-" + uid});
+}
+
+// nvidia.com/gpu used in team-a as a replica's GET /quota reports it; -1 on no answer.
+double Used(GpugateServer& replica) {
+  auto res = replica.Client()->Get("/quota?namespace=team-a");
+  if (!res || res->status != 200) return -1;
+  json body = json::parse(res->body);
+  for (const auto& ns : body["namespaces"]) {
+    return ns["resources"].value("nvidia.com/gpu", json::object()).value("used", 0.0);
+  }
+  return 0;
+}
+
+// 60 creates at once, spread round-robin over the replicas; the allowed pods are then stored,
+// as the apiserver would. Returns how many were allowed.
+int Burst(Cluster& cluster, const std::string& prefix) {
+  std::latch start(60);
+  std::atomic<int> allowed = 0, failed = 0;
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> admitted;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 60; ++i) {
+    GpugateServer& replica = *cluster.replicas()[i % cluster.replicas().size()];
+    threads.emplace_back([&, i, &replica] {
+      auto client = replica.Client();
+      std::string name = prefix + std::to_string(i), uid = prefix + "uid-" + std::to_string(i);
+      json review = Create(name, uid);
+      start.arrive_and_wait();
+      auto res = client->Post("/validate", review.dump(), "application/json");
+      if (!res || res->status != 200) return void(++failed);
+      if (!json::parse(res->body)["response"]["allowed"].get<bool>()) return;
+      ++allowed;
+      std::lock_guard lock(mu);
+      admitted.emplace_back(name, uid);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failed, 0);
+  for (const auto& [name, uid] : admitted) cluster.StorePod(name, uid);
+  return allowed;
+}
+
+TEST(ClusterMode, TwoReplicasAdmitExactlyTheLimit) {
+  Cluster cluster(10);
+  cluster.AddReplica();
+  cluster.AddReplica();
+  EXPECT_EQ(Burst(cluster, "two-"), 10);
+  for (auto& r : cluster.replicas()) {
+    EXPECT_TRUE(Eventually([&] { return Used(*r) == 10; })) << Used(*r);
+  }
+}
+
+TEST(ClusterMode, ThreeReplicasAdmitExactlyTheLimit) {
+  Cluster cluster(10);
+  for (int i = 0; i < 3; ++i) cluster.AddReplica();
+  EXPECT_EQ(Burst(cluster, "three-"), 10);
+  EXPECT_GT(cluster.api().conflicts(), 0);  // the replicas really raced on one record
+}
+
+TEST(ClusterMode, SucceededPodFreesItsChargeWithoutAWebhookCall) {
+  Cluster cluster(2);
+  GpugateServer& replica = cluster.AddReplica();
+  auto res = replica.Client()->Post("/validate", Create("job-1", "uid-job-1").dump(),
+                                    "application/json");
+  ASSERT_TRUE(res && json::parse(res->body)["response"]["allowed"].get<bool>());
+  cluster.StorePod("job-1", "uid-job-1");
+  ASSERT_TRUE(Eventually([&] { return Used(replica) == 1; }));
+  json pod = cluster.api().Get(std::string(kPods) + "/job-1");
+  pod["status"]["phase"] = "Succeeded";
+  cluster.api().Update(std::string(kPods) + "/job-1", pod);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 0; }, std::chrono::seconds(5)));
+}
+
+TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
+  Cluster cluster(10);
+  GpugateServer& replica = cluster.AddReplica();
+  for (int i = 0; i < 4; ++i) {
+    std::string name = "w" + std::to_string(i), uid = "uid-w" + std::to_string(i);
+    auto res = replica.Client()->Post("/validate", Create(name, uid).dump(), "application/json");
+    ASSERT_TRUE(res && json::parse(res->body)["response"]["allowed"].get<bool>());
+    cluster.StorePod(name, uid);
+  }
+  ASSERT_TRUE(Eventually([&] { return Used(replica) == 4; }));
+  // A watch cut mid-stream; meanwhile one pod finishes.
+  cluster.api().BreakWatches();
+  json pod = cluster.api().Get(std::string(kPods) + "/w0");
+  pod["status"]["phase"] = "Failed";
+  cluster.api().Update(std::string(kPods) + "/w0", pod);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 3; }));
+  // The history is gone (410 on resume), and another pod is deleted during the gap.
+  const int listsBefore = cluster.api().requests("GET");
+  const int watchesBefore = cluster.api().watchesOpened();
+  cluster.api().ExpireHistory();
+  cluster.api().BreakWatches();
+  cluster.api().Delete(std::string(kPods) + "/w1");
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 2; }));
+  // The informers really resumed: new watches, and relists after the 410.
+  EXPECT_GT(cluster.api().watchesOpened(), watchesBefore);
+  EXPECT_GE(cluster.api().requests("GET") - listsBefore, 3);
+  // Settled: exactly the two running pods, counted once each, also after the reservation grace
+  // (2 s) and two more reconcile passes (1 s each) have had their chance to get it wrong.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  EXPECT_EQ(Used(replica), 2);
+}
+
+TEST(ClusterMode, BeforeTheFirstSyncLimitedNamespacesFailClosed) {
+  Cluster cluster(10);
+  GpugateServer& replica = cluster.AddUnsyncedReplica();
+  auto ready = replica.Client()->Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503);
+  auto res = replica.Client()->Post("/validate", Create("early", "uid-early").dump(),
+                                    "application/json");
+  ASSERT_TRUE(res && res->status == 200);
+  json response = json::parse(res->body)["response"];
+  EXPECT_FALSE(response["allowed"].get<bool>());
+  EXPECT_EQ(response["status"]["code"], 500);
+  EXPECT_NE(response["status"]["message"].get<std::string>().find(
+                "has not finished its first sync with the Kubernetes API"),
+            std::string::npos)
+      << response.dump();
+  // A pod that asks for no GPU is not held up.
+  json web = GpuPod("web", json::array({{{"cpu", "1"}}}));
+  auto plain = replica.Client()->Post("/validate", MakeReview(web).dump(), "application/json");
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(json::parse(plain->body)["response"]["allowed"].get<bool>());
+}
+
+TEST(ClusterMode, QuotaCommandReadsTheClusterDirectly) {
+  Cluster cluster(10);
+  cluster.AddReplica();
+  ASSERT_EQ(Burst(cluster, "cli-"), 10);
+  Exit json = RunGpugate({"quota", "--kubeconfig", cluster.kubeconfig(), "-n", "team-a", "-o",
+                          "json"});
+  ASSERT_EQ(json.code, 0) << json.output;
+  EXPECT_EQ(json.output,
+            R"({"namespaces":[{"namespace":"team-a","resources":{"nvidia.com/gpu":{"used":10,"hard":10}}}]})"
+            "\n");
+  Exit table = RunGpugate({"quota", "--kubeconfig", cluster.kubeconfig()});
+  ASSERT_EQ(table.code, 0) << table.output;
+  EXPECT_NE(table.output.find("team-a"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("100%"), std::string::npos) << table.output;
+}
+
+TEST(ClusterMode, KilledReplicaRestartsIntoTheSameLedger) {
+  Cluster cluster(10);
+  cluster.AddReplica();
+  cluster.AddReplica();
+  EXPECT_EQ(Burst(cluster, "kill-"), 10);
+  cluster.replicas()[0]->Kill();
+  cluster.replicas().erase(cluster.replicas().begin());
+  GpugateServer& restarted = cluster.AddReplica();
+  GpugateServer& survivor = *cluster.replicas()[0];
+  EXPECT_TRUE(Eventually([&] { return Used(restarted) == 10 && Used(survivor) == 10; }));
+  auto a = restarted.Client()->Get("/quota"), b = survivor.Client()->Get("/quota");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->body, b->body);
+  // And the restarted replica enforces the shared limit at once.
+  auto res = restarted.Client()->Post("/validate", Create("one-more", "uid-more").dump(),
+                                      "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_FALSE(json::parse(res->body)["response"]["allowed"].get<bool>());
+}
+
+}  // namespace
+}  // namespace gpugate::testing
