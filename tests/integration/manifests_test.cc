@@ -1,8 +1,10 @@
 // The shipped manifests as an operator applies them: the output of `kubectl kustomize` for the
-// base and the cert-manager overlay, checked against what docs/deployment.md promises (the objects,
-// the Deployment's hardening, the single replica the local quota ledger needs, the webhook
-// registrations, a config gpugate itself accepts) and against each other (Secret, ConfigMap,
-// PersistentVolumeClaim, Service, PodDisruptionBudget and Certificate wiring).
+// base (cluster mode), the cert-manager overlay and the local-ledger overlay, checked against what
+// docs/deployment.md and docs/cluster.md promise (the objects, the Deployment's hardening, two
+// replicas sharing the GPUQuota records or one with its local journal, the CustomResourceDefinition
+// and the exact RBAC cluster mode uses, the webhook registrations, a config gpugate itself accepts)
+// and against each other (Secret, ConfigMap, ServiceAccount, PersistentVolumeClaim, Service,
+// PodDisruptionBudget and Certificate wiring).
 // Needs kubectl 1.24 or later on PATH. GPUGATE_MANIFESTS_DIR=DIR renders a copy of manifests/
 // instead, e.g. a deliberately broken one, to see a check fail.
 #include <fcntl.h>
@@ -24,10 +26,13 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cluster/cluster_ledger.h"
+#include "cluster/gpu_quota_record.h"
 #include "common/result.h"
 #include "config/config.h"
 
@@ -39,7 +44,9 @@ namespace {
 constexpr std::string_view kNamespace = "gpugate-system";
 constexpr std::string_view kTlsSecret = "gpugate-tls";  // written by tools/install-certs.sh
 constexpr std::string_view kConfigMap = "gpugate-config";
-constexpr std::string_view kStateClaim = "gpugate-state";  // holds quota.stateFile
+constexpr std::string_view kStateClaim = "gpugate-state";  // holds quota.stateFile (local ledger)
+constexpr std::string_view kServiceAccount = "gpugate";
+constexpr std::string_view kGpuQuotaCrd = "gpuquotas.gpugate.io";
 // The host the API server dials for clientConfig.service gpugate-system/gpugate.
 constexpr std::string_view kServiceHost = "gpugate.gpugate-system.svc";
 constexpr std::string_view kInjectCaFrom = "cert-manager.io/inject-ca-from";
@@ -255,12 +262,29 @@ class RenderedManifests : public ::testing::Test {
     return config::ParseConfig(text, "configmap gpugate-config");
   }
 
+  // Whether gpugate's pods get a service account token, as the API server decides it: the pod's
+  // automountServiceAccountToken, else its ServiceAccount's, else "true".
+  std::string TokenMounted() {
+    const std::string own = Str(At(PodSpec(), "automountServiceAccountToken"));
+    if (!own.empty()) return own;
+    const YAML::Node account = Object("ServiceAccount", Str(At(PodSpec(), "serviceAccountName")));
+    const std::string inherited = Str(At(account, "automountServiceAccountToken"));
+    return inherited.empty() ? "true" : inherited;
+  }
+
   const Rendering* rendering_ = nullptr;
 };
 
+// How the rendered gpugate keeps its quota ledger (docs/deployment.md).
+enum class Mode {
+  kCluster,      // GPUQuota objects in the API, shared by several replicas (docs/cluster.md)
+  kLocalLedger,  // one replica, its journal on a PersistentVolumeClaim (docs/quota.md)
+};
+
 struct Kustomization {
-  std::string name;                  // test name suffix
-  std::string subdir;                // under manifests/
+  std::string name;    // test name suffix
+  std::string subdir;  // under manifests/
+  Mode mode;
   std::vector<std::string> objects;  // Identity() of every object it renders, nothing more
 };
 
@@ -270,11 +294,11 @@ void PrintTo(const Kustomization& k, std::ostream* os) { *os << k.name; }
 std::vector<Kustomization> Kustomizations() {
   const std::vector<std::string> base = {
       "v1 Namespace gpugate-system",
+      "apiextensions.k8s.io/v1 CustomResourceDefinition gpuquotas.gpugate.io",
       "v1 ServiceAccount gpugate-system/gpugate",
-      "rbac.authorization.k8s.io/v1 Role gpugate-system/gpugate",
-      "rbac.authorization.k8s.io/v1 RoleBinding gpugate-system/gpugate",
+      "rbac.authorization.k8s.io/v1 ClusterRole gpugate",
+      "rbac.authorization.k8s.io/v1 ClusterRoleBinding gpugate",
       "v1 ConfigMap gpugate-system/gpugate-config",
-      "v1 PersistentVolumeClaim gpugate-system/gpugate-state",
       "apps/v1 Deployment gpugate-system/gpugate",
       "v1 Service gpugate-system/gpugate",
       "policy/v1 PodDisruptionBudget gpugate-system/gpugate",
@@ -289,7 +313,24 @@ std::vector<Kustomization> Kustomizations() {
                          "cert-manager.io/v1 Issuer gpugate-system/gpugate-ca",
                          "cert-manager.io/v1 Certificate gpugate-system/gpugate-serving",
                      });
-  return {{"Base", "", base}, {"CertManager", "/overlays/cert-manager", certManager}};
+  // The local ledger calls no API: no ClusterRole or binding, and a claim for its journal. The
+  // CustomResourceDefinition stays (inert; see the overlay's kustomization.yaml).
+  std::vector<std::string> localLedger;
+  for (const std::string& o : base) {
+    if (o.find(" ClusterRole") == std::string::npos) localLedger.push_back(o);
+  }
+  localLedger.push_back("v1 PersistentVolumeClaim gpugate-system/gpugate-state");
+  return {{"Base", "", Mode::kCluster, base},
+          {"CertManager", "/overlays/cert-manager", Mode::kCluster, certManager},
+          {"LocalLedger", "/overlays/local-ledger", Mode::kLocalLedger, localLedger}};
+}
+
+std::vector<Kustomization> KustomizationsIn(Mode mode) {
+  std::vector<Kustomization> out;
+  for (const Kustomization& k : Kustomizations()) {
+    if (k.mode == mode) out.push_back(k);
+  }
+  return out;
 }
 
 // Checks that hold for every kustomization an operator may apply.
@@ -342,8 +383,6 @@ TEST_P(Manifests, EveryContainerIsHardened) {
     EXPECT_TRUE(Contains(Strs(At(c, "securityContext.capabilities.drop")), "ALL"))
         << "capabilities.drop must include ALL";
   }
-  EXPECT_EQ(Str(At(pod, "automountServiceAccountToken")), "false")
-      << "gpugate calls no Kubernetes API, so its pods hold no token";
 }
 
 // True when `port` (a name or a number, as in a probe or a Service targetPort) is one of the
@@ -420,59 +459,6 @@ TEST_P(Manifests, ShippedConfigPassesGpugatesOwnParser) {
   for (std::string_view ns : {"kube-system", "gpugate-system"}) {
     EXPECT_TRUE(Contains(config->policy.exemptNamespaces, ns)) << ns << " is not exempt";
   }
-}
-
-// docs/deployment.md, "Replicas, disruptions and scheduling": the quota ledger is local to one
-// process, so one replica, and Recreate so the old and new pods never write the journal at once.
-TEST_P(Manifests, RunsOneReplicaAndRecreatesIt) {
-  const YAML::Node deployment = Object("Deployment", "gpugate");
-  EXPECT_EQ(Int(At(deployment, "spec.replicas")), 1)
-      << "replicas '" << Str(At(deployment, "spec.replicas"))
-      << "': each replica keeps its own ledger and would admit up to the limit";
-  EXPECT_EQ(Str(At(deployment, "spec.strategy.type")), "Recreate")
-      << "a rolling update runs two pods on one journal";
-  EXPECT_FALSE(At(deployment, "spec.strategy.rollingUpdate").IsDefined())
-      << "the API server refuses rollingUpdate with the Recreate strategy";
-}
-
-// With one replica, minAvailable 1 would block every drain of its node; maxUnavailable 1 lets the
-// drain evict it, and keeps the budget in place for cluster mode's several replicas.
-TEST_P(Manifests, DisruptionBudgetLetsADrainEvictTheReplica) {
-  const YAML::Node deployment = Object("Deployment", "gpugate");
-  const YAML::Node pdb = Object("PodDisruptionBudget", "gpugate");
-  EXPECT_FALSE(At(pdb, "spec.minAvailable").IsDefined())
-      << "minAvailable '" << Str(At(pdb, "spec.minAvailable"))
-      << "' with one replica blocks drains";
-  EXPECT_EQ(Int(At(pdb, "spec.maxUnavailable")), 1)
-      << "maxUnavailable '" << Str(At(pdb, "spec.maxUnavailable")) << "'";
-  EXPECT_TRUE(Selects(At(pdb, "spec.selector.matchLabels"),
-                      At(deployment, "spec.template.metadata.labels")))
-      << "the PodDisruptionBudget does not select gpugate's pods";
-}
-
-// The journal named by the shipped config lives on the PersistentVolumeClaim, mounted writable
-// at the journal's directory (compaction renames a file over it there), so it outlives the pod.
-TEST_P(Manifests, QuotaJournalIsOnThePersistentVolume) {
-  auto config = ShippedConfig();
-  ASSERT_TRUE(config) << config.error().message;
-  const std::filesystem::path stateFile = config->quota.stateFile;
-  ASSERT_TRUE(stateFile.is_absolute()) << "quota.stateFile '" << stateFile.string()
-                                       << "' must be an absolute path; empty keeps no journal";
-
-  const YAML::Node claim = Object("PersistentVolumeClaim", kStateClaim);
-  EXPECT_EQ(Strs(At(claim, "spec.accessModes")), std::vector<std::string>{"ReadWriteOnce"});
-  EXPECT_EQ(Str(At(claim, "spec.resources.requests.storage")), "1Gi");
-  EXPECT_FALSE(At(claim, "spec.storageClassName").IsDefined())
-      << "docs/deployment.md promises the cluster's default StorageClass";
-
-  const YAML::Node mount = MountOf("persistentVolumeClaim.claimName", kStateClaim);
-  ASSERT_TRUE(mount.IsDefined()) << "PersistentVolumeClaim " << kStateClaim << " is not mounted";
-  EXPECT_EQ(Str(At(mount, "mountPath")), stateFile.parent_path().string());
-  EXPECT_FALSE(At(mount, "subPath").IsDefined());
-  EXPECT_NE(Str(At(mount, "readOnly")), "true") << "gpugate appends to the journal";
-  EXPECT_NE(Str(At(PodSpec(), "securityContext.fsGroup")), "")
-      << "without fsGroup, uid " << Str(At(PodSpec(), "securityContext.runAsUser"))
-      << " may not be able to write the volume";
 }
 
 // ---- The webhooks ------------------------------------------------------------------------------
@@ -655,6 +641,262 @@ TEST_P(Manifests, ValidatingWebhookSeesQuotaReleases) {
   EXPECT_TRUE(Covers(webhook, {"", "v1", "pods"}, "DELETE")) << "pod DELETE is not sent";
   EXPECT_TRUE(Covers(webhook, {"", "v1", "pods/status"}, "UPDATE"))
       << "pods/status UPDATE is not sent";
+}
+
+// ---- Cluster mode (the base and the cert-manager overlay) ---------------------------------------
+
+class ManifestsClusterMode : public RenderedManifests,
+                             public ::testing::WithParamInterface<Kustomization> {
+ protected:
+  void SetUp() override { RenderOrFail(GetParam().subdir); }
+};
+
+INSTANTIATE_TEST_SUITE_P(, ManifestsClusterMode,
+                         ::testing::ValuesIn(KustomizationsIn(Mode::kCluster)),
+                         [](const auto& info) { return info.param.name; });
+
+// The config runs cluster mode through the pod's service account, with no local journal (which
+// gpugate refuses beside cluster.enabled).
+TEST_P(ManifestsClusterMode, ShippedConfigRunsClusterMode) {
+  auto config = ShippedConfig();
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_TRUE(config->cluster.enabled) << "cluster.enabled is not true";
+  EXPECT_EQ(config->quota.stateFile, "") << "quota.stateFile is the local ledger's journal";
+  EXPECT_EQ(config->cluster.kubeconfig, "") << "in a pod, gpugate uses its service account";
+}
+
+// In-cluster configuration reads the token the kubelet mounts; without it gpugate cannot start.
+TEST_P(ManifestsClusterMode, PodsMountTheServiceAccountToken) {
+  EXPECT_EQ(TokenMounted(), "true") << "cluster mode calls the API with the pod's token";
+}
+
+// docs/deployment.md, "Replicas": two replicas share the GPUQuota records; a rollout adds the
+// new pod before it removes an old one, and the replicas prefer different nodes.
+TEST_P(ManifestsClusterMode, RunsTwoReplicasAndRollsWithoutAGap) {
+  const YAML::Node deployment = Object("Deployment", "gpugate");
+  EXPECT_EQ(Int(At(deployment, "spec.replicas")), 2)
+      << "replicas '" << Str(At(deployment, "spec.replicas")) << "'";
+  EXPECT_EQ(Str(At(deployment, "spec.strategy.type")), "RollingUpdate");
+  EXPECT_EQ(Int(At(deployment, "spec.strategy.rollingUpdate.maxUnavailable")), 0)
+      << "maxUnavailable '" << Str(At(deployment, "spec.strategy.rollingUpdate.maxUnavailable"))
+      << "': a rollout would take a replica away before its replacement is ready";
+  EXPECT_EQ(Int(At(deployment, "spec.strategy.rollingUpdate.maxSurge")), 1)
+      << "maxSurge '" << Str(At(deployment, "spec.strategy.rollingUpdate.maxSurge"))
+      << "': with maxUnavailable 0, the rollout needs room for one more pod";
+
+  const YAML::Node antiAffinity = At(PodSpec(), "affinity.podAntiAffinity");
+  EXPECT_FALSE(At(antiAffinity, "requiredDuringSchedulingIgnoredDuringExecution").IsDefined())
+      << "a required rule leaves the rollout's extra pod Pending on a two-node cluster";
+  const YAML::Node podLabels = At(deployment, "spec.template.metadata.labels");
+  bool spreadsAcrossNodes = false;
+  for (const YAML::Node& term :
+       Items(At(antiAffinity, "preferredDuringSchedulingIgnoredDuringExecution"))) {
+    spreadsAcrossNodes |=
+        Str(At(term, "podAffinityTerm.topologyKey")) == "kubernetes.io/hostname" &&
+        Selects(At(term, "podAffinityTerm.labelSelector.matchLabels"), podLabels) &&
+        Int(At(term, "weight")) > 0;
+  }
+  EXPECT_TRUE(spreadsAcrossNodes)
+      << "no preferred podAntiAffinity term spreads gpugate's pods across kubernetes.io/hostname";
+
+  for (const YAML::Node& volume : Items(At(PodSpec(), "volumes"))) {
+    EXPECT_FALSE(At(volume, "persistentVolumeClaim").IsDefined())
+        << "volume " << Str(At(volume, "name")) << ": cluster mode keeps no local state, and a "
+        << "ReadWriteOnce claim would hold the second replica and the rollout's extra pod";
+  }
+}
+
+// A drain may evict a replica only while the other is up; minAvailable must stay below
+// replicas, or no drain could evict either.
+TEST_P(ManifestsClusterMode, DisruptionBudgetKeepsOneReplicaUp) {
+  const YAML::Node deployment = Object("Deployment", "gpugate");
+  const YAML::Node pdb = Object("PodDisruptionBudget", "gpugate");
+  const std::optional<long long> minAvailable = Int(At(pdb, "spec.minAvailable"));
+  EXPECT_EQ(minAvailable, 1) << "minAvailable '" << Str(At(pdb, "spec.minAvailable")) << "'";
+  const std::optional<long long> replicas = Int(At(deployment, "spec.replicas"));
+  EXPECT_TRUE(minAvailable && replicas && *minAvailable < *replicas)
+      << "minAvailable '" << Str(At(pdb, "spec.minAvailable")) << "' with replicas '"
+      << Str(At(deployment, "spec.replicas")) << "' blocks every drain";
+  EXPECT_FALSE(At(pdb, "spec.maxUnavailable").IsDefined())
+      << "a budget sets minAvailable or maxUnavailable, not both";
+  EXPECT_TRUE(Selects(At(pdb, "spec.selector.matchLabels"),
+                      At(deployment, "spec.template.metadata.labels")))
+      << "the PodDisruptionBudget does not select gpugate's pods";
+}
+
+// The GPUQuota type gpugate reads and writes at kGpuQuotaCollection (docs/cluster.md).
+TEST_P(ManifestsClusterMode, GpuQuotaCustomResourceDefinitionIsWellFormed) {
+  const YAML::Node crd = Object("CustomResourceDefinition", kGpuQuotaCrd, "");
+  const YAML::Node spec = At(crd, "spec");
+  EXPECT_EQ(Str(At(spec, "names.plural")) + "." + Str(At(spec, "group")), kGpuQuotaCrd)
+      << "the API server requires metadata.name to be <plural>.<group>";
+  EXPECT_EQ(Str(At(spec, "scope")), "Namespaced") << "gpugate keeps one GPUQuota per namespace";
+  EXPECT_EQ(Str(At(spec, "names.kind")), cluster::kGpuQuotaKind);
+  EXPECT_EQ(Str(At(spec, "names.singular")), "gpuquota");
+  EXPECT_EQ(Strs(At(spec, "names.shortNames")), std::vector<std::string>{"gpuq"});
+
+  const std::vector<YAML::Node> versions = Items(At(spec, "versions"));
+  ASSERT_EQ(versions.size(), 1u) << "want one version, v1alpha1";
+  const YAML::Node version = versions[0];
+  EXPECT_EQ(Str(At(version, "served")), "true");
+  EXPECT_EQ(Str(At(version, "storage")), "true");
+  EXPECT_EQ("/apis/" + Str(At(spec, "group")) + "/" + Str(At(version, "name")) + "/" +
+                Str(At(spec, "names.plural")),
+            cluster::kGpuQuotaCollection)
+      << "the CRD does not serve the path gpugate uses";
+  // gpugate writes status with plain updates: a status subresource would make the API server
+  // drop status from them.
+  EXPECT_FALSE(At(version, "subresources.status").IsDefined()) << "no status subresource";
+
+  const YAML::Node schema = At(version, "schema.openAPIV3Schema");
+  EXPECT_EQ(Str(At(schema, "type")), "object");
+  EXPECT_EQ(Str(At(schema, "properties.spec.type")), "object");
+  EXPECT_EQ(Str(At(schema, "properties.status.type")), "object");
+  EXPECT_EQ(Str(At(schema, "properties.status.x-kubernetes-preserve-unknown-fields")), "true")
+      << "without it the API server prunes the charges gpugate writes";
+
+  std::vector<std::string> columns;
+  for (const YAML::Node& c : Items(At(version, "additionalPrinterColumns"))) {
+    columns.push_back(Str(At(c, "name")) + " " + Str(At(c, "type")) + " " + Str(At(c, "jsonPath")));
+  }
+  EXPECT_EQ(columns, (std::vector<std::string>{"USED string .status.usedSummary",
+                                               "HARD string .status.hardSummary",
+                                               "AGE date .metadata.creationTimestamp"}));
+}
+
+// Every (API group, resource, verb) a role's rules grant, as "group resource verb" with "core"
+// for the "" group; rules that a triple cannot describe (resourceNames, nonResourceURLs) go to
+// `unsupported`.
+std::set<std::string> Grants(const YAML::Node& role, std::vector<std::string>& unsupported) {
+  std::set<std::string> grants;
+  for (const YAML::Node& rule : Items(At(role, "rules"))) {
+    for (const char* field : {"resourceNames", "nonResourceURLs"}) {
+      if (At(rule, field).IsDefined()) unsupported.push_back(field);
+    }
+    for (const std::string& group : Strs(At(rule, "apiGroups"))) {
+      for (const std::string& resource : Strs(At(rule, "resources"))) {
+        for (const std::string& verb : Strs(At(rule, "verbs"))) {
+          grants.insert((group.empty() ? "core" : group) + " " + resource + " " + verb);
+        }
+      }
+    }
+  }
+  return grants;
+}
+
+// docs/cluster.md, "RBAC": exactly what cluster mode uses, so a wildcard or an extra verb fails.
+TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
+  const YAML::Node role = Object("ClusterRole", "gpugate", "");
+  EXPECT_FALSE(At(role, "aggregationRule").IsDefined()) << "an aggregated role has other rules";
+  std::vector<std::string> unsupported;
+  const std::set<std::string> got = Grants(role, unsupported);
+  EXPECT_TRUE(unsupported.empty()) << "rules with " << ::testing::PrintToString(unsupported);
+  const std::set<std::string> want = {
+      "core pods get",
+      "core pods list",
+      "core pods watch",
+      "core resourcequotas get",
+      "core resourcequotas list",
+      "core resourcequotas watch",
+      "gpugate.io gpuquotas get",
+      "gpugate.io gpuquotas list",
+      "gpugate.io gpuquotas watch",
+      "gpugate.io gpuquotas create",
+      "gpugate.io gpuquotas update",
+  };
+  std::vector<std::string> missing, extra;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
+                      std::back_inserter(missing));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(), std::back_inserter(extra));
+  EXPECT_TRUE(missing.empty()) << "not granted: " << ::testing::PrintToString(missing);
+  EXPECT_TRUE(extra.empty()) << "granted beyond docs/cluster.md: "
+                             << ::testing::PrintToString(extra);
+}
+
+// The grant reaches gpugate's pods: the binding names the ServiceAccount the Deployment runs as.
+TEST_P(ManifestsClusterMode, ClusterRoleIsBoundToGpugatesServiceAccount) {
+  const YAML::Node binding = Object("ClusterRoleBinding", "gpugate", "");
+  EXPECT_EQ(Str(At(binding, "roleRef.apiGroup")), "rbac.authorization.k8s.io");
+  EXPECT_EQ(Str(At(binding, "roleRef.kind")), "ClusterRole");
+  EXPECT_EQ(Str(At(binding, "roleRef.name")), "gpugate");
+  std::vector<std::string> subjects;
+  for (const YAML::Node& s : Items(At(binding, "subjects"))) {
+    subjects.push_back(Str(At(s, "kind")) + " " + Str(At(s, "namespace")) + "/" +
+                       Str(At(s, "name")));
+  }
+  EXPECT_EQ(subjects, std::vector<std::string>{"ServiceAccount gpugate-system/gpugate"});
+  EXPECT_EQ(Str(At(PodSpec(), "serviceAccountName")), kServiceAccount);
+  EXPECT_EQ(Str(At(Object("ServiceAccount", kServiceAccount), "metadata.namespace")), kNamespace);
+}
+
+// ---- The local-ledger overlay ------------------------------------------------------------------
+
+class ManifestsLocalLedger : public RenderedManifests {
+ protected:
+  void SetUp() override { RenderOrFail("/overlays/local-ledger"); }
+};
+
+// The local ledger calls no API: cluster mode off, and no token in the pods.
+TEST_F(ManifestsLocalLedger, CallsNoKubernetesApi) {
+  auto config = ShippedConfig();
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_FALSE(config->cluster.enabled) << "the overlay runs the local ledger";
+  EXPECT_FALSE(FlagValue(Strs(At(GpugateContainer(), "args")), "--kubeconfig"))
+      << "--kubeconfig turns cluster mode on";
+  EXPECT_EQ(TokenMounted(), "false") << "the local ledger calls no API, so its pod holds no token";
+}
+
+// docs/deployment.md, "The local-ledger overlay": the quota ledger is local to one process, so
+// one replica, and Recreate so the old and new pods never write the journal at once.
+TEST_F(ManifestsLocalLedger, RunsOneReplicaAndRecreatesIt) {
+  const YAML::Node deployment = Object("Deployment", "gpugate");
+  EXPECT_EQ(Int(At(deployment, "spec.replicas")), 1)
+      << "replicas '" << Str(At(deployment, "spec.replicas"))
+      << "': each replica keeps its own ledger and would admit up to the limit";
+  EXPECT_EQ(Str(At(deployment, "spec.strategy.type")), "Recreate")
+      << "a rolling update runs two pods on one journal";
+  EXPECT_FALSE(At(deployment, "spec.strategy.rollingUpdate").IsDefined())
+      << "the API server refuses rollingUpdate with the Recreate strategy";
+}
+
+// With one replica, minAvailable 1 would block every drain of its node; maxUnavailable 1 lets the
+// drain evict it.
+TEST_F(ManifestsLocalLedger, DisruptionBudgetLetsADrainEvictTheReplica) {
+  const YAML::Node deployment = Object("Deployment", "gpugate");
+  const YAML::Node pdb = Object("PodDisruptionBudget", "gpugate");
+  EXPECT_FALSE(At(pdb, "spec.minAvailable").IsDefined())
+      << "minAvailable '" << Str(At(pdb, "spec.minAvailable"))
+      << "' with one replica blocks drains";
+  EXPECT_EQ(Int(At(pdb, "spec.maxUnavailable")), 1)
+      << "maxUnavailable '" << Str(At(pdb, "spec.maxUnavailable")) << "'";
+  EXPECT_TRUE(Selects(At(pdb, "spec.selector.matchLabels"),
+                      At(deployment, "spec.template.metadata.labels")))
+      << "the PodDisruptionBudget does not select gpugate's pods";
+}
+
+// The journal named by the shipped config lives on the PersistentVolumeClaim, mounted writable
+// at the journal's directory (compaction renames a file over it there), so it outlives the pod.
+TEST_F(ManifestsLocalLedger, QuotaJournalIsOnThePersistentVolume) {
+  auto config = ShippedConfig();
+  ASSERT_TRUE(config) << config.error().message;
+  const std::filesystem::path stateFile = config->quota.stateFile;
+  ASSERT_TRUE(stateFile.is_absolute()) << "quota.stateFile '" << stateFile.string()
+                                       << "' must be an absolute path; empty keeps no journal";
+
+  const YAML::Node claim = Object("PersistentVolumeClaim", kStateClaim);
+  EXPECT_EQ(Strs(At(claim, "spec.accessModes")), std::vector<std::string>{"ReadWriteOnce"});
+  EXPECT_EQ(Str(At(claim, "spec.resources.requests.storage")), "1Gi");
+  EXPECT_FALSE(At(claim, "spec.storageClassName").IsDefined())
+      << "docs/deployment.md promises the cluster's default StorageClass";
+
+  const YAML::Node mount = MountOf("persistentVolumeClaim.claimName", kStateClaim);
+  ASSERT_TRUE(mount.IsDefined()) << "PersistentVolumeClaim " << kStateClaim << " is not mounted";
+  EXPECT_EQ(Str(At(mount, "mountPath")), stateFile.parent_path().string());
+  EXPECT_FALSE(At(mount, "subPath").IsDefined());
+  EXPECT_NE(Str(At(mount, "readOnly")), "true") << "gpugate appends to the journal";
+  EXPECT_NE(Str(At(PodSpec(), "securityContext.fsGroup")), "")
+      << "without fsGroup, uid " << Str(At(PodSpec(), "securityContext.runAsUser"))
+      << " may not be able to write the volume";
 }
 
 // ---- The cert-manager overlay ------------------------------------------------------------------
