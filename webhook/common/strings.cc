@@ -48,6 +48,20 @@ std::string JsonQuote(std::string_view s) {
   return out;
 }
 
+std::string PrometheusLabelValue(std::string_view v) {
+  std::string out;
+  out.reserve(v.size());
+  for (char c : v) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 bool GlobMatch(std::string_view pattern, std::string_view text) {
   // Iterative matcher with single backtrack point: linear in practice, no recursion.
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;

@@ -61,20 +61,6 @@ Result<NamespaceUsage> ParseNamespace(const json& value, const std::string& path
   return out;
 }
 
-// Prometheus label values escape backslash, double quote and newline.
-std::string LabelValue(std::string_view v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string UsageJson(const std::vector<NamespaceUsage>& usage) {
@@ -131,8 +117,8 @@ std::string UsagePrometheus(const std::vector<NamespaceUsage>& usage) {
       "# TYPE gpugate_quota_hard gauge\n";
   for (const NamespaceUsage& ns : usage) {
     for (const auto& [name, r] : ns.resources) {
-      std::string labels =
-          "{namespace=\"" + LabelValue(ns.ns) + "\",resource=\"" + LabelValue(name) + "\"} ";
+      std::string labels = "{namespace=\"" + PrometheusLabelValue(ns.ns) + "\",resource=\"" +
+                           PrometheusLabelValue(name) + "\"} ";
       used += "gpugate_quota_used" + labels + FormatMilli(r.used) + "\n";
       if (r.hard) hard += "gpugate_quota_hard" + labels + FormatMilli(*r.hard) + "\n";
     }
