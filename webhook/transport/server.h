@@ -11,6 +11,9 @@
 #include "common/host_port.h"
 #include "common/result.h"
 #include "transport/metrics.h"
+#include "transport/open_connections.h"
+#include "transport/tuning.h"
+#include "transport/worker_pool.h"
 
 namespace httplib {
 class SSLServer;
@@ -22,10 +25,7 @@ struct ServerOptions {
   HostPort listen{"0.0.0.0", 8443};
   std::string certFile;
   std::string keyFile;
-  // An AdmissionReview carries the object and, on UPDATE, the old object; etcd caps an object
-  // at 1.5 MiB, so 8 MiB admits every real review and refuses anything absurd before parsing.
-  size_t maxBodyBytes = 8 << 20;
-  int threads = 64;  // worker threads; each serves one connection at a time
+  Tuning tuning;  // keep-alive, timeouts, body cap, workers (transport/tuning.h)
 };
 
 class Server {
@@ -50,7 +50,9 @@ class Server {
   ServerOptions options_;
   const admission::Handler& handler_;
   Metrics metrics_;
+  OpenConnections connections_;  // http_'s TLS connections, ended by Stop; outlives http_
   std::unique_ptr<httplib::SSLServer> http_;
+  std::shared_ptr<WorkerPool> workers_;  // serves http_'s connections; set by Bind
   std::string tlsError_;
   std::atomic<bool> ready_{false};
   // Stop() may come before Run() has entered httplib's accept loop (a signal right after start);

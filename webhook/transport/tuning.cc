@@ -1,0 +1,49 @@
+#include "transport/tuning.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <atomic>
+
+namespace gpugate::transport {
+namespace {
+
+// httplib owns (and deletes) the task queue it gets from new_task_queue; the pool must outlive
+// it so its stats stay readable, so httplib gets this handle, which shares the pool.
+class PoolHandle final : public httplib::TaskQueue {
+ public:
+  explicit PoolHandle(std::shared_ptr<WorkerPool> pool) : pool_(std::move(pool)) {}
+  void enqueue(std::function<void()> fn) override { pool_->Enqueue(std::move(fn)); }
+  void shutdown() override { pool_->Shutdown(); }
+
+ private:
+  std::shared_ptr<WorkerPool> pool_;
+};
+
+}  // namespace
+
+std::shared_ptr<WorkerPool> ApplyTuning(httplib::Server& server, const Tuning& tuning) {
+  server.set_tcp_nodelay(true);  // no 40 ms Nagle/delayed-ACK stall between headers and body
+  server.set_keep_alive_max_count(tuning.keepAliveMaxRequests);
+  server.set_keep_alive_timeout(tuning.keepAliveIdle.count());
+  server.set_read_timeout(tuning.readTimeout.count(), 0);
+  server.set_write_timeout(tuning.writeTimeout.count(), 0);
+  server.set_payload_max_length(tuning.maxBodyBytes);  // larger bodies get 413 unread
+
+  // httplib hard-codes listen(fd, 5) and offers no hook after bind, but it asks for its task
+  // queue after binding and before accepting: the listening socket, remembered here, gets its
+  // real backlog then (Linux applies a second listen() to a listening socket as a new backlog).
+  auto listenFd = std::make_shared<std::atomic<int>>(-1);
+  server.set_socket_options([listenFd](int fd) {
+    httplib::default_socket_options(fd);  // what httplib would have set (SO_REUSEPORT)
+    listenFd->store(fd);
+  });
+  auto pool = std::make_shared<WorkerPool>(tuning.workers);
+  server.new_task_queue = [pool, listenFd, backlog = tuning.listenBacklog] {
+    if (int fd = listenFd->load(); fd >= 0) ::listen(fd, backlog);
+    return new PoolHandle(pool);
+  };
+  return pool;
+}
+
+}  // namespace gpugate::transport
