@@ -15,7 +15,7 @@ RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_TESTS=OFF \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libcpp-httplib0.11 libssl3 libspdlog1.10 libyaml-cpp0.7 \
+      libcpp-httplib0.11 libsimdjson14 libssl3 libspdlog1.10 libyaml-cpp0.7 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/webhook/gpugate /usr/local/bin/gpugate
 # The same non-root user the Deployment's securityContext names.

@@ -5,14 +5,15 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libspdlog-dev libyaml-cpp-dev
+  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openssl ca-certificates curl
 )
-# Extra groups: `install-deps.sh bench` adds the load generator and plotting.
+# Extra groups: `install-deps.sh bench` adds the load generator, plotting, taskset, ss and python3
+# (bench/load/run.sh).
 for group in "$@"; do
   case "$group" in
-    bench) packages+=(wrk gnuplot-nox util-linux) ;;
+    bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
     *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

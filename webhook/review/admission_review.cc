@@ -1,98 +1,202 @@
 #include "review/admission_review.h"
 
+#include <simdjson.h>
+
+#include <array>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/base64.h"
 #include "common/strings.h"
-#include "review/pod_spec_finder.h"
+#include "review/json_view.h"
+#include "review/pod_spec_walker.h"
+#include "review/raw_json.h"
 
 namespace gpugate::review {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::string_view kV1 = "admission.k8s.io/v1";
 constexpr std::string_view kV1beta1 = "admission.k8s.io/v1beta1";
+constexpr std::string_view kNotJson = "request body is not valid JSON";
+constexpr size_t kMaxDepth = simdjson::DEFAULT_MAX_DEPTH;  // 1,024
 
-// A string member, or "" when absent or not a string (callers check what they require).
-std::string StringAt(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+std::string TooDeep() {
+  return "request body nests too deeply (more than " + std::to_string(kMaxDepth) +
+         " levels of arrays and objects)";
 }
 
-Result<void> CheckEnvelope(const json& doc) {
-  if (!doc.is_object()) return Fail("request body must be a JSON object (an AdmissionReview)");
-  std::string apiVersion = StringAt(doc, "apiVersion");
-  if (apiVersion != kV1 && apiVersion != kV1beta1) {
-    return Fail("apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, got " +
-                JsonQuote(apiVersion));
+// The envelope and metadata readers, written once over a JSON view (json_view.h). Each object is
+// read with one FindAll.
+template <typename View>
+class EnvelopeReader {
+ public:
+  using Value = typename View::Value;
+  using Found = std::optional<Value>;
+
+  explicit EnvelopeReader(const View& json) : json_(json) {}
+
+  Result<AdmissionRequest> Decode(Value doc) const {
+    if (json_.Type(doc) != JsonType::kObject) {
+      return Fail("request body must be a JSON object (an AdmissionReview)");
+    }
+    static constexpr std::array<std::string_view, 3> kReview = {"apiVersion", "kind", "request"};
+    const auto [apiVersion, kind, request] = json_.FindAll(doc, kReview);
+    AdmissionRequest out;
+    out.apiVersion = StringOf(apiVersion);
+    if (out.apiVersion != kV1 && out.apiVersion != kV1beta1) {
+      return Fail("apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, got " +
+                  JsonQuote(out.apiVersion));
+    }
+    if (std::string k = StringOf(kind); k != "AdmissionReview") {
+      return Fail("kind must be AdmissionReview, got " + JsonQuote(k));
+    }
+    const Found req = ObjectOf(request);
+    if (!req) return Fail("request must be an object");
+    static constexpr std::array<std::string_view, 10> kRequest = {
+        "uid",       "kind",      "resource", "subResource", "name",
+        "namespace", "operation", "dryRun",   "object",      "oldObject"};
+    const auto [uid, objectKind, resource, subResource, name, ns, operation, dryRun, object,
+                oldObject] = json_.FindAll(*req, kRequest);
+    out.uid = StringOf(uid);
+    if (out.uid.empty()) return Fail("request.uid must be a non-empty string");
+    if (const Found k = ObjectOf(objectKind)) {
+      static constexpr std::array<std::string_view, 3> kGvk = {"group", "version", "kind"};
+      const auto [group, version, kindName] = json_.FindAll(*k, kGvk);
+      out.kind = {StringOf(group), StringOf(version), StringOf(kindName)};
+    }
+    if (const Found r = ObjectOf(resource)) out.resource = StringOf(json_.Find(*r, "resource"));
+    out.subResource = StringOf(subResource);
+    out.name = StringOf(name);
+    out.ns = StringOf(ns);
+    out.operation = StringOf(operation);
+    if (dryRun && json_.Type(*dryRun) == JsonType::kBoolean) out.dryRun = json_.Bool(*dryRun);
+    if (object && json_.Type(*object) != JsonType::kNull) ReadObject(*object, out);
+    if (const Found o = ObjectOf(oldObject)) out.oldObjectMeta = MetaOf(json_.Find(*o, "metadata"));
+    return out;
   }
-  if (StringAt(doc, "kind") != "AdmissionReview") {
-    return Fail("kind must be AdmissionReview, got " + JsonQuote(StringAt(doc, "kind")));
+
+ private:
+  // A string's value, or "" when absent or not a string (callers check what they require).
+  std::string StringOf(Found v) const {
+    return v && json_.Type(*v) == JsonType::kString ? std::string(json_.String(*v)) : std::string();
   }
-  auto req = doc.find("request");
-  if (req == doc.end() || !req->is_object()) return Fail("request must be an object");
-  auto uid = req->find("uid");
-  if (uid == req->end() || !uid->is_string() || uid->get_ref<const std::string&>().empty()) {
-    return Fail("request.uid must be a non-empty string");
+
+  Found ObjectOf(Found v) const {
+    return v && json_.Type(*v) == JsonType::kObject ? v : std::nullopt;
   }
-  return {};
+
+  // request.object: its pod specs, metadata and phase; its namespace when the request has none.
+  void ReadObject(Value object, AdmissionRequest& out) const {
+    out.hasObject = true;
+    if (json_.Type(object) != JsonType::kObject) {
+      out.object.shapeErrors.push_back({"request.object", "must be object"});
+      return;
+    }
+    out.object = WalkPodSpecs(json_, object);
+    static constexpr std::array<std::string_view, 2> kObject = {"metadata", "status"};
+    const auto [metadata, status] = json_.FindAll(object, kObject);
+    std::string ns;
+    out.objectMeta = MetaOf(metadata, &ns);
+    if (const Found st = ObjectOf(status)) out.phase = StringOf(json_.Find(*st, "phase"));
+    if (out.ns.empty()) out.ns = std::move(ns);
+  }
+
+  // What gpugate reads of an object's metadata (when it is an object); metadata.namespace goes
+  // to `ns` when asked for.
+  ObjectMeta MetaOf(Found metadata, std::string* ns = nullptr) const {
+    const Found m = ObjectOf(metadata);
+    if (!m) return {};
+    static constexpr std::array<std::string_view, 4> kMeta = {"name", "uid", "deletionTimestamp",
+                                                              "namespace"};
+    const auto [name, uid, deletion, nsField] = json_.FindAll(*m, kMeta);
+    if (ns) *ns = StringOf(nsField);
+    return {.name = StringOf(name),
+            .uid = StringOf(uid),
+            .deleting = deletion && json_.Type(*deletion) != JsonType::kNull};
+  }
+
+  const View& json_;
+};
+
+// Both parsers read the body whole; a UTF-8 byte order mark is skipped, as nlohmann always did.
+std::string_view WithoutByteOrderMark(std::string_view body) {
+  if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
+  return body;
 }
 
-ObjectMeta MetaOf(const json& object) {
-  ObjectMeta meta;
-  auto m = object.find("metadata");
-  if (m == object.end() || !m->is_object()) return meta;
-  meta.name = StringAt(*m, "name");
-  meta.uid = StringAt(*m, "uid");
-  auto d = m->find("deletionTimestamp");
-  meta.deleting = d != m->end() && !d->is_null();
-  return meta;
+// Whether arrays and objects nest more than `limit` deep, counting outside strings. Only for the
+// fallback: simdjson stopped at a number before it could check the rest of the body.
+bool NestsDeeperThan(std::string_view text, size_t limit) {
+  size_t depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    switch (text[i]) {
+      case '"':
+        for (++i; i < text.size() && text[i] != '"'; ++i) {
+          if (text[i] == '\\') ++i;
+        }
+        break;
+      case '[':
+      case '{':
+        if (++depth > limit) return true;
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+Result<AdmissionRequest> DecodeWith(simdjson::dom::parser& parser, std::string_view body) {
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end. The transport's body is a const
+  // std::string whose spare capacity we cannot rely on, so parse() copies it into the parser's
+  // own padded buffer (allocated once per parser and reused): one memcpy, no allocation.
+  simdjson::dom::element root;
+  switch (parser.parse(body.data(), body.size(), /*realloc_if_needed=*/true).get(root)) {
+    case simdjson::SUCCESS:
+      break;
+    case simdjson::DEPTH_ERROR:
+      return Fail(TooDeep());
+    case simdjson::NUMBER_ERROR:
+      // Possibly an integer beyond 64 bits (valid JSON); nlohmann reads it as a double and
+      // refuses what is really malformed.
+      if (NestsDeeperThan(body, kMaxDepth)) return Fail(TooDeep());
+      return DecodeReviewWithNlohmann(body);
+    case simdjson::MEMALLOC:
+      return Fail("out of memory parsing the request body");
+    default:
+      return Fail(std::string(kNotJson));
+  }
+  const RawJsonFinder raw(body, "/request/object");
+  const SimdjsonView json(&raw);
+  return EnvelopeReader<SimdjsonView>(json).Decode(root);
 }
 
 }  // namespace
 
 Result<AdmissionRequest> DecodeReview(std::string_view body) {
-  json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Fail("request body is not valid JSON");
-  if (auto ok = CheckEnvelope(doc); !ok) return std::unexpected(ok.error());
+  body = WithoutByteOrderMark(body);
+  if (body.size() > kKeepParserUpTo) {
+    simdjson::dom::parser once;
+    return DecodeWith(once, body);
+  }
+  thread_local simdjson::dom::parser parser;
+  return DecodeWith(parser, body);
+}
 
-  const json& req = doc["request"];
-  AdmissionRequest out;
-  out.apiVersion = StringAt(doc, "apiVersion");
-  out.uid = StringAt(req, "uid");
-  if (auto k = req.find("kind"); k != req.end() && k->is_object()) {
-    out.kind = {StringAt(*k, "group"), StringAt(*k, "version"), StringAt(*k, "kind")};
-  }
-  if (auto r = req.find("resource"); r != req.end() && r->is_object()) {
-    out.resource = StringAt(*r, "resource");
-  }
-  out.subResource = StringAt(req, "subResource");
-  out.name = StringAt(req, "name");
-  out.ns = StringAt(req, "namespace");
-  out.operation = StringAt(req, "operation");
-  if (auto d = req.find("dryRun"); d != req.end() && d->is_boolean()) out.dryRun = d->get<bool>();
-  if (auto o = req.find("object"); o != req.end() && !o->is_null()) {
-    out.hasObject = true;
-    if (!o->is_object()) {
-      out.object.shapeErrors.push_back({"request.object", "must be object"});
-    } else {
-      out.object = FindPodSpecs(*o);
-      out.objectMeta = MetaOf(*o);
-      if (auto st = o->find("status"); st != o->end() && st->is_object()) {
-        out.phase = StringAt(*st, "phase");
-      }
-      if (out.ns.empty()) {
-        if (auto m = o->find("metadata"); m != o->end() && m->is_object()) {
-          out.ns = StringAt(*m, "namespace");
-        }
-      }
-    }
-  }
-  if (auto o = req.find("oldObject"); o != req.end() && o->is_object()) {
-    out.oldObjectMeta = MetaOf(*o);
-  }
-  return out;
+Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {
+  body = WithoutByteOrderMark(body);
+  // nlohmann stops reading at a NUL byte, so "{...}\0junk" would parse; JSON has no raw NULs.
+  if (body.find('\0') != std::string_view::npos) return Fail(std::string(kNotJson));
+  nlohmann::json doc = nlohmann::json::parse(body.begin(), body.end(), nullptr,
+                                             /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Fail(std::string(kNotJson));
+  const RawJsonFinder raw(body, "/request/object");
+  const NlohmannView json(&raw);
+  return EnvelopeReader<NlohmannView>(json).Decode(&doc);
 }
 
 std::string EncodeResponse(const AdmissionRequest& request, const Decision& decision) {

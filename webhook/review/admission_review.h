@@ -4,8 +4,12 @@
 // Decoding never throws. An error from DecodeReview means the body is not an AdmissionReview
 // gpugate can answer (HTTP 400); a review whose object has the wrong shape decodes fine and
 // carries ShapeErrors for the rules to deny with a message naming the field.
+//
+// The body is parsed once, by simdjson's DOM parser, and only what the rules need is copied out;
+// nothing in AdmissionRequest points into the body or the parser.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -47,7 +51,20 @@ struct AdmissionRequest {
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
 };
 
+// Thread-safe: each thread keeps its own parser (simdjson parsers are not thread-safe), reused
+// across requests up to kKeepParserUpTo bytes; a larger body gets a parser freed on return, so an
+// idle worker thread never holds more than a small body's worth of parser memory. Arrays and
+// objects nested more than 1,024 deep are refused.
 Result<AdmissionRequest> DecodeReview(std::string_view body);
+
+// Bodies up to this size are parsed by the calling thread's reused parser.
+inline constexpr size_t kKeepParserUpTo = 128 * 1024;
+
+// The same decode over nlohmann-json, with the same results and messages, except that it does not
+// limit nesting. DecodeReview falls back to it (after checking the nesting) when simdjson refuses
+// a number: simdjson stops at 64-bit integers, while JSON allows any, and the apiserver writes a
+// custom resource's float of 1e20 as 100000000000000000000. Also the benchmarks' baseline.
+Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body);
 
 // The response review, in the request's apiVersion, echoing its uid. The only place that
 // builds the envelope.

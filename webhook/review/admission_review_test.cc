@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace gpugate::review {
 namespace {
@@ -52,6 +55,16 @@ std::string Review(const std::string& request,
          "}}";
 }
 
+std::string Nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// An object under review holding `depth` nested arrays; the review itself adds three levels.
+std::string ReviewNesting(size_t depth, const std::string& before = "") {
+  return Review(R"("uid":"u","object":{)" + before + R"("x":)" + Nested(depth) + "}");
+}
+
+const std::string kTooDeep =
+    "request body nests too deeply (more than 1024 levels of arrays and objects)";
+
 TEST(DecodeReview, Errors) {
   struct Case {
     std::string name;
@@ -87,12 +100,59 @@ TEST(DecodeReview, Errors) {
       {"empty uid", Review(R"("uid":"")"), "request.uid must be a non-empty string"},
       {"numeric uid", Review(R"("uid":42)"), "request.uid must be a non-empty string"},
       {"null uid", Review(R"("uid":null)"), "request.uid must be a non-empty string"},
+      {"invalid UTF-8 in a string", Review("\"uid\":\"u\",\"name\":\"\xff\""),
+       "request body is not valid JSON"},
+      {"invalid UTF-8 in a key", Review("\"uid\":\"u\",\"\xc0\xaf\":1"),
+       "request body is not valid JSON"},
+      {"an overlong UTF-8 encoding", Review("\"uid\":\"u\",\"name\":\"\xe0\x80\xaf\""),
+       "request body is not valid JSON"},
+      {"a lone surrogate escape", Review(R"("uid":"u","name":"\ud800")"),
+       "request body is not valid JSON"},
+      {"an unescaped control character", Review("\"uid\":\"u\",\"name\":\"a\tb\""),
+       "request body is not valid JSON"},
+      // nlohmann stopped reading at a NUL, so this used to parse.
+      {"a NUL after the review", Review(R"("uid":"u")") + std::string(1, '\0') + "junk",
+       "request body is not valid JSON"},
+      {"a number beyond a double", Review(R"("uid":"u","x":1e400)"),
+       "request body is not valid JSON"},
+      {"a malformed number", Review(R"("uid":"u","x":01)"), "request body is not valid JSON"},
+      {"nested too deeply", ReviewNesting(1022), kTooDeep},
+      // simdjson stops at the big integer first; the fallback checks the nesting itself.
+      {"nested too deeply after a big integer",
+       ReviewNesting(1022, R"("big":100000000000000000000,)"), kTooDeep},
+      {"nested too deeply after a big integer, closing brackets in a string",
+       ReviewNesting(1022, R"("big":100000000000000000000,"s":"]]]]\"}}}}\\",)"), kTooDeep},
+      {"far too deep", ReviewNesting(100000), kTooDeep},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     auto got = DecodeReview(c.body);
     ASSERT_FALSE(got.has_value());
     EXPECT_EQ(got.error().message, c.message);
+    // The nlohmann decode gives the same answers, except that it does not limit nesting.
+    if (c.message == kTooDeep) continue;
+    auto baseline = DecodeReviewWithNlohmann(c.body);
+    ASSERT_FALSE(baseline.has_value());
+    EXPECT_EQ(baseline.error().message, c.message);
+  }
+}
+
+TEST(DecodeReview, NestingUpToTheLimit) {
+  for (const std::string& prefix :
+       {std::string(), std::string(R"("big":100000000000000000000,"s":"[[[[\"{{{{\\",)")}) {
+    SCOPED_TRACE(prefix);
+    auto got = DecodeReview(ReviewNesting(1021, prefix));  // 1,024 levels in all
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    EXPECT_TRUE(got->hasObject);
+    EXPECT_TRUE(got->object.podSpecs.empty());
+  }
+}
+
+TEST(DecodeReview, ByteOrderMarkIsSkipped) {
+  for (auto decode : {&DecodeReview, &DecodeReviewWithNlohmann}) {
+    auto got = decode("\xEF\xBB\xBF" + Review(R"("uid":"u")"));
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    EXPECT_EQ(got->uid, "u");
   }
 }
 
@@ -193,6 +253,109 @@ TEST(DecodeReview, PodKind) {
   EXPECT_EQ(got->subResource, "status");
   EXPECT_EQ(got->operation, "UPDATE");
   EXPECT_FALSE(got->hasObject);
+}
+
+// Everything DecodeReview hands the handler, as text, to compare two decodes.
+std::string Render(const AdmissionRequest& r) {
+  std::ostringstream out;
+  out << r.apiVersion << "|" << r.uid << "|" << r.kind.group << "/" << r.kind.version << "/"
+      << r.kind.kind << "|" << r.resource << "/" << r.subResource << "|" << r.ns << "/" << r.name
+      << "|" << r.operation << "|" << r.dryRun << r.hasObject << "|" << r.objectMeta.name << "/"
+      << r.objectMeta.uid << "/" << r.objectMeta.deleting << "|" << r.oldObjectMeta.name << "/"
+      << r.oldObjectMeta.uid << "/" << r.oldObjectMeta.deleting << "|" << r.phase << "\n";
+  for (const auto& e : r.object.shapeErrors) out << "error " << e.path << ": " << e.problem << "\n";
+  for (const auto& pod : r.object.podSpecs) {
+    out << "pod " << pod.path << " " << pod.pointer << " " << pod.metadataPath << " "
+        << pod.metadataPointer << " scheduler=" << pod.hasSchedulerName << pod.schedulerName
+        << " node=" << pod.nodeName << " tolerations=" << pod.hasTolerations;
+    for (const auto& t : pod.tolerations)
+      out << " {" << t.key << t.op << t.value << t.effect << "}";
+    out << " annotations=" << pod.hasAnnotations;
+    for (const auto& [k, v] : pod.annotations) out << " " << k << "=" << v;
+    out << "\n";
+    for (const auto& c : pod.containers) {
+      out << "  " << pod.ContainerLabel(c) << " privileged=" << c.privileged
+          << " restart=" << c.restartPolicy;
+      for (const auto* list : {&c.limits, &c.requests}) {
+        out << " [";
+        for (const auto& q : *list)
+          out << q.name << "=" << q.value.text << q.value.wrongType << ",";
+        out << "]";
+      }
+      for (const auto& e : c.env) out << " " << e.name << "=" << e.value << e.fromSource;
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+// The simdjson decode and the nlohmann one (the old path, now the fallback) must read every
+// golden request and every Kubernetes fixture alike.
+TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> bodies;
+  for (const char* route : {"validate", "mutate"}) {
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(GPUGATE_SOURCE_DIR) / "tests/testdata" / route)) {
+      if (!entry.path().string().ends_with(".request.json")) continue;
+      std::ifstream in(entry.path());
+      bodies.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(GPUGATE_FIXTURES_DIR)) {
+    if (entry.path().extension() != ".json") continue;
+    std::string object = ReadFixture(entry.path().filename().string());
+    bodies.push_back(Review(R"("uid":"u","operation":"UPDATE","object":)" + object +
+                            R"(,"oldObject":)" + object));
+  }
+  ASSERT_GT(bodies.size(), 40u);
+  for (const auto& body : bodies) {
+    SCOPED_TRACE(body.substr(0, 300));
+    auto got = DecodeReview(body);
+    auto baseline = DecodeReviewWithNlohmann(body);
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    ASSERT_TRUE(baseline.has_value()) << baseline.error().message;
+    EXPECT_EQ(Render(*got), Render(*baseline));
+  }
+}
+
+// Bodies above kKeepParserUpTo get a parser of their own; the thread's reused one carries on.
+TEST(DecodeReview, LargeBodiesBetweenSmallOnes) {
+  const std::string small =
+      Review(R"("uid":"small","object":{"spec":{"containers":[{"name":"a"}]}})");
+  const std::string large = Review(R"("uid":"large","object":{"metadata":{"annotations":{"big":")" +
+                                   std::string(2 * kKeepParserUpTo, 'x') +
+                                   R"("}},"spec":{"containers":[{"name":"b"}]}})");
+  for (const std::string* body : {&small, &large, &small, &large}) {
+    auto got = DecodeReview(*body);
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    ASSERT_EQ(got->object.podSpecs.size(), 1u);
+    EXPECT_EQ(got->uid, body == &small ? "small" : "large");
+    EXPECT_EQ(got->object.podSpecs[0].containers[0].name, body == &small ? "a" : "b");
+  }
+}
+
+// Each thread parses with its own parser (simdjson's are not thread-safe).
+TEST(DecodeReview, ConcurrentDecodes) {
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &wrong] {
+      for (int i = 0; i < 300; ++i) {
+        const std::string uid = std::to_string(t) + "-" + std::to_string(i);
+        const std::string name(static_cast<size_t>(i % 50) * 40, 'n');
+        auto got = DecodeReview(Review(R"("uid":")" + uid +
+                                       R"(","object":{"spec":{"containers":[{"name":")" + name +
+                                       R"("}]}})"));
+        if (!got || got->uid != uid || got->object.podSpecs.size() != 1 ||
+            got->object.podSpecs[0].containers[0].name != name) {
+          ++wrong[t];
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
 }
 
 AdmissionRequest Request(std::string apiVersion = "admission.k8s.io/v1") {

@@ -5,7 +5,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "review/admission_review.h"
 
 namespace gpugate::review {
 namespace {
@@ -66,6 +69,32 @@ std::vector<std::string> Wheres(const policy::ObjectView& view) {
   return out;
 }
 
+// The walk has three front ends: nlohmann-json (the cluster layer's FindPodSpecs), and
+// request.object of a review decoded by simdjson (DecodeReview) or by nlohmann
+// (DecodeReviewWithNlohmann, its fallback). Every case runs through all three, which must agree.
+struct FrontEndResult {
+  std::string frontEnd;
+  policy::ObjectView view;
+};
+
+std::vector<FrontEndResult> AllFrontEnds(const std::string& object) {
+  std::vector<FrontEndResult> out;
+  json doc = json::parse(object, nullptr, /*allow_exceptions=*/false);
+  EXPECT_TRUE(doc.is_object()) << object;
+  out.push_back({"FindPodSpecs(nlohmann::json)", FindPodSpecs(doc)});
+  const std::string review =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u",)"
+      R"("object":)" +
+      object + "}}";
+  for (auto [name, decode] : {std::pair{"DecodeReview", &DecodeReview},
+                              std::pair{"DecodeReviewWithNlohmann", &DecodeReviewWithNlohmann}}) {
+    auto request = decode(review);
+    EXPECT_TRUE(request.has_value()) << name << ": " << request.error().message;
+    if (request) out.push_back({name, std::move(request->object)});
+  }
+  return out;
+}
+
 TEST(PodSpecFinder, KubernetesFixtures) {
   struct Case {
     std::string file;
@@ -94,14 +123,14 @@ TEST(PodSpecFinder, KubernetesFixtures) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);
-    json doc = json::parse(ReadFixture(c.file), nullptr, /*allow_exceptions=*/false);
-    ASSERT_TRUE(doc.is_object());
-    policy::ObjectView view = FindPodSpecs(doc);
-    EXPECT_EQ(Wheres(view), c.where);
-    // Every field Kubernetes can send is present in these fixtures; none trips the decoder.
-    EXPECT_EQ(Errors(view), std::vector<std::string>{});
-    // The Pod's status lists containers as strings (nodeAllocatableResourceClaimStatuses);
-    // only the spec counts.
+    for (const auto& [frontEnd, view] : AllFrontEnds(ReadFixture(c.file))) {
+      SCOPED_TRACE(frontEnd);
+      EXPECT_EQ(Wheres(view), c.where);
+      // Every field Kubernetes can send is present in these fixtures; none trips the decoder.
+      EXPECT_EQ(Errors(view), std::vector<std::string>{});
+      // The Pod's status lists containers as strings (nodeAllocatableResourceClaimStatuses);
+      // only the spec counts.
+    }
   }
 }
 
@@ -112,28 +141,30 @@ TEST(PodSpecFinder, KubernetesFixturesReadEveryContainerKind) {
         "apps.v1.StatefulSet.json", "apps.v1.DaemonSet.json", "batch.v1.Job.json",
         "batch.v1.CronJob.json"}) {
     SCOPED_TRACE(file);
-    policy::ObjectView view = FindPodSpecs(json::parse(ReadFixture(file)));
-    ASSERT_EQ(view.podSpecs.size(), 1u);
-    const policy::PodSpecView& pod = view.podSpecs[0];
-    const std::string rest =
-        R"( "nameValue" limits{limitsKey=0} requests{requestsKey=0} env{nameValue=valueValue(valueFrom)})"
-        " privileged restartPolicy=restartPolicyValue";
-    EXPECT_EQ(Containers(pod), (std::vector<std::string>{
-                                   pod.path + ".initContainers[0]" + rest,
-                                   pod.path + ".containers[0]" + rest,
-                                   pod.path + ".ephemeralContainers[0]" + rest,
-                               }));
-    EXPECT_EQ(pod.schedulerName, "schedulerNameValue");
-    EXPECT_TRUE(pod.hasSchedulerName);
-    EXPECT_EQ(pod.nodeName, "nodeNameValue");
-    EXPECT_TRUE(pod.hasTolerations);
-    ASSERT_EQ(pod.tolerations.size(), 1u);
-    EXPECT_EQ(pod.tolerations[0].key, "keyValue");
-    EXPECT_EQ(pod.tolerations[0].op, "operatorValue");
-    EXPECT_EQ(pod.tolerations[0].value, "valueValue");
-    EXPECT_EQ(pod.tolerations[0].effect, "effectValue");
-    EXPECT_TRUE(pod.hasAnnotations);
-    EXPECT_EQ(pod.Annotation("annotationsKey"), "annotationsValue");
+    for (const auto& [frontEnd, view] : AllFrontEnds(ReadFixture(file))) {
+      SCOPED_TRACE(frontEnd);
+      ASSERT_EQ(view.podSpecs.size(), 1u);
+      const policy::PodSpecView& pod = view.podSpecs[0];
+      const std::string rest =
+          R"( "nameValue" limits{limitsKey=0} requests{requestsKey=0} env{nameValue=valueValue(valueFrom)})"
+          " privileged restartPolicy=restartPolicyValue";
+      EXPECT_EQ(Containers(pod), (std::vector<std::string>{
+                                     pod.path + ".initContainers[0]" + rest,
+                                     pod.path + ".containers[0]" + rest,
+                                     pod.path + ".ephemeralContainers[0]" + rest,
+                                 }));
+      EXPECT_EQ(pod.schedulerName, "schedulerNameValue");
+      EXPECT_TRUE(pod.hasSchedulerName);
+      EXPECT_EQ(pod.nodeName, "nodeNameValue");
+      EXPECT_TRUE(pod.hasTolerations);
+      ASSERT_EQ(pod.tolerations.size(), 1u);
+      EXPECT_EQ(pod.tolerations[0].key, "keyValue");
+      EXPECT_EQ(pod.tolerations[0].op, "operatorValue");
+      EXPECT_EQ(pod.tolerations[0].value, "valueValue");
+      EXPECT_EQ(pod.tolerations[0].effect, "effectValue");
+      EXPECT_TRUE(pod.hasAnnotations);
+      EXPECT_EQ(pod.Annotation("annotationsKey"), "annotationsValue");
+    }
   }
 }
 
@@ -148,16 +179,16 @@ struct FinderCase {
 void RunFinderCases(const std::vector<FinderCase>& cases) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    json doc = json::parse(c.object, nullptr, /*allow_exceptions=*/false);
-    ASSERT_FALSE(doc.is_discarded()) << c.object;
-    policy::ObjectView view = FindPodSpecs(doc);
-    EXPECT_EQ(Wheres(view), c.where);
-    std::vector<std::string> containers;
-    for (const auto& pod : view.podSpecs) {
-      for (auto& line : Containers(pod)) containers.push_back(std::move(line));
+    for (const auto& [frontEnd, view] : AllFrontEnds(c.object)) {
+      SCOPED_TRACE(frontEnd);
+      EXPECT_EQ(Wheres(view), c.where);
+      std::vector<std::string> containers;
+      for (const auto& pod : view.podSpecs) {
+        for (auto& line : Containers(pod)) containers.push_back(std::move(line));
+      }
+      EXPECT_EQ(containers, c.containers);
+      EXPECT_EQ(Errors(view), c.errors);
     }
-    EXPECT_EQ(containers, c.containers);
-    EXPECT_EQ(Errors(view), c.errors);
   }
 }
 
@@ -302,6 +333,67 @@ TEST(PodSpecFinder, NumbersAsQuantitiesKeepTheirText) {
   });
 }
 
+// A number's text is gone once parsed, so the request path reads it back from the body for
+// decimals; the cluster layer's nlohmann front end prints the double (the apiserver writes a Pod's
+// quantities as strings, so watched pods never carry one).
+TEST(PodSpecFinder, RequestPathKeepsTheLiteralTextOfDecimals) {
+  struct Case {
+    std::string name;
+    std::string object;
+    size_t container;     // which container of the one pod spec carries the numbers
+    std::string request;  // its Describe(), as both decoders read it
+    std::string watch;    // ... as FindPodSpecs(nlohmann::json) reads it
+  } cases[] = {
+      {"decimals, exponents, a minus zero, an escaped name and a repeated one",
+       R"({"spec":{"template":{"spec":{"initContainers":[{"name":"i0"},{"name":"i1","resources":{
+           "limits":{"a":1e3,"b":1.50,"c":1.0000000000000000001,"d":-0,"e/f~g":2.5E-3,
+                     "h":1.5,"h":2.50}}}],"containers":[{"name":"c","env":[]}]}}}})",
+       1,
+       R"(spec.template.spec.initContainers[1] "i1" limits{a=1e3,b=1.50,c=1.0000000000000000001,d=0,e/f~g=2.5E-3,h=2.50} requests{} env{})",
+       R"(spec.template.spec.initContainers[1] "i1" limits{a=1000.0,b=1.5,c=1.0,d=0,e/f~g=0.0025,h=2.5} requests{} env{})"},
+      // simdjson stops at 64-bit integers; DecodeReview falls back to nlohmann for this body.
+      {"an integer beyond 64 bits, and a decimal beside it",
+       R"({"spec":{"containers":[{"name":"a","resources":{
+           "requests":{"big":100000000000000000000,"small":0.50}}}]}})",
+       0, R"(spec.containers[0] "a" limits{} requests{big=100000000000000000000,small=0.50} env{})",
+       R"(spec.containers[0] "a" limits{} requests{big=1e+20,small=0.5} env{})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (const auto& [frontEnd, view] : AllFrontEnds(c.object)) {
+      SCOPED_TRACE(frontEnd);
+      ASSERT_EQ(view.podSpecs.size(), 1u);
+      const policy::PodSpecView& pod = view.podSpecs[0];
+      ASSERT_GT(pod.containers.size(), c.container);
+      const bool watch = frontEnd == "FindPodSpecs(nlohmann::json)";
+      EXPECT_EQ(Describe(pod, pod.containers[c.container]), watch ? c.watch : c.request);
+    }
+  }
+}
+
+// nlohmann keeps the last of a repeated key (so does the apiserver, decoding Go structs);
+// simdjson's DOM keeps every one, and its view picks the last, so the front ends agree.
+TEST(PodSpecFinder, RepeatedKeysCountOnceWithTheirLastValue) {
+  RunFinderCases({
+      {"a repeated pod spec",
+       R"({"spec":{"containers":[{"name":"first"}]},"spec":{"containers":[{"name":"second"}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "second" limits{} requests{} env{})"},
+       {}},
+      {"a repeated resource and a repeated name, the last one null",
+       R"({"spec":{"containers":[{"name":"a","name":null,"resources":{
+           "limits":{"nvidia.com/gpu":"1","cpu":"2","nvidia.com/gpu":"3"}}}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "" limits{cpu=2,nvidia.com/gpu=3} requests{} env{})"},
+       {}},
+      {"a repeated containers list, the last one of strings: not a pod spec",
+       R"({"spec":{"containers":[{"name":"a"}],"containers":["a"]}})",
+       {},
+       {},
+       {}},
+  });
+}
+
 TEST(PodSpecFinder, NullIsAbsent) {
   RunFinderCases({
       {"null fields read as absent, without errors",
@@ -318,15 +410,16 @@ TEST(PodSpecFinder, NullIsAbsent) {
        {R"(spec.containers[0] "a" limits{} requests{} env{X=})"},
        {}},
   });
-  json doc = json::parse(
-      R"({"metadata":{"annotations":null},"spec":{"schedulerName":null,"tolerations":null,
-          "containers":[{"name":"a"}]}})");
-  policy::ObjectView view = FindPodSpecs(doc);
-  ASSERT_EQ(view.podSpecs.size(), 1u);
-  // Absent to the patch as well: a null list or map is added whole, a null scheduler added.
-  EXPECT_FALSE(view.podSpecs[0].hasTolerations);
-  EXPECT_FALSE(view.podSpecs[0].hasAnnotations);
-  EXPECT_FALSE(view.podSpecs[0].hasSchedulerName);
+  for (const auto& [frontEnd, view] : AllFrontEnds(
+           R"({"metadata":{"annotations":null},"spec":{"schedulerName":null,"tolerations":null,
+          "containers":[{"name":"a"}]}})")) {
+    SCOPED_TRACE(frontEnd);
+    ASSERT_EQ(view.podSpecs.size(), 1u);
+    // Absent to the patch as well: a null list or map is added whole, a null scheduler added.
+    EXPECT_FALSE(view.podSpecs[0].hasTolerations);
+    EXPECT_FALSE(view.podSpecs[0].hasAnnotations);
+    EXPECT_FALSE(view.podSpecs[0].hasSchedulerName);
+  }
 }
 
 TEST(JsonPointerEscape, Table) {
@@ -398,6 +491,39 @@ TEST(PodSpecFinder, DeepNestingIsWalkedWithoutRecursion) {
       EXPECT_TRUE(pod.pointer.ends_with("/a/a/spec"));
       ASSERT_EQ(pod.containers.size(), 1u);
       EXPECT_EQ(pod.containers[0].name, "deep");
+    }
+  }
+}
+
+// The request path parses with simdjson, which refuses more than 1,024 levels of arrays and
+// objects (DecodeReview's tests cover the refusal); below that the three front ends agree.
+TEST(PodSpecFinder, DeepNestingWithinTheParsersLimit) {
+  constexpr size_t kDepth = 500;  // at most two levels each, plus the review's three
+  struct Case {
+    std::string name;
+    std::string body;
+    size_t podSpecs;
+  } cases[] = {
+      {"arrays", Nested(kDepth, "[", "", "]"), 0},
+      {"objects", Nested(kDepth, R"({"a":)", "{}", "}"), 0},
+      {"arrays of objects", Nested(kDepth, R"([{"a":)", "1", "}]"), 0},
+      {"many siblings deep down", Nested(kDepth, "[", "{}" + Repeat(",{}", 100000), "]"), 0},
+      {"a pod spec at the bottom",
+       Nested(kDepth, R"({"a":)", R"({"spec":{"containers":[{"name":"deep"}]}})", "}"), 1},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto views = AllFrontEnds("{\"x\":" + c.body + "}");
+    EXPECT_EQ(views.size(), 3u);
+    for (const auto& [frontEnd, view] : views) {
+      SCOPED_TRACE(frontEnd);
+      EXPECT_EQ(view.podSpecs.size(), c.podSpecs);
+      EXPECT_EQ(Errors(view), std::vector<std::string>{});
+      if (c.podSpecs == 1) {
+        EXPECT_EQ(view.podSpecs[0].pointer.size(), std::string("/x").size() + 2 * kDepth + 5);
+        ASSERT_EQ(view.podSpecs[0].containers.size(), 1u);
+        EXPECT_EQ(view.podSpecs[0].containers[0].name, "deep");
+      }
     }
   }
 }

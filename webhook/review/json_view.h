@@ -1,0 +1,258 @@
+// Two read-only views of a parsed JSON document behind one interface, so the pod-spec walk
+// (pod_spec_walker.h) and the AdmissionReview decode are written once and run over either parser:
+// SimdjsonView (simdjson's DOM: the request path) and NlohmannView (nlohmann-json: pods from the
+// cluster watch, and DecodeReview's fallback for integers beyond 64 bits).
+//
+// A view is a small const object; its Value is a cheap handle, valid while the document lives.
+// Both views answer alike for the same text:
+//   Type(v)                 the JSON type
+//   Find(obj, key)          a member or nullopt; a repeated key yields its last value (nlohmann
+//                           keeps only the last; simdjson's DOM keeps all, and the view picks it)
+//   FindAll(obj, keys)      Find for several keys, in one pass over a DOM object
+//   ForEachMember(obj, f)   f(key, value) in byte order of the keys, a repeated key once (last)
+//   ForEachItem(arr, f)     f(index, value) in order
+//   String(v), Bool(v)      the scalar; v must have that type
+//   NumberText(v, pointer)  the number's literal text; `pointer()` returns its RFC 6901 pointer
+//                           and is called only for numbers whose text the parser dropped
+// Internal to the review layer: only its .cc files include this (simdjson stays out of the
+// headers other layers see).
+#pragma once
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "review/raw_json.h"
+
+namespace gpugate::review {
+
+enum class JsonType { kNull, kBoolean, kNumber, kString, kArray, kObject, kInvalid };
+
+// "null", "boolean", "number", "string", "array", "object" (as messages name them).
+constexpr std::string_view JsonTypeName(JsonType type) {
+  switch (type) {
+    case JsonType::kNull:
+      return "null";
+    case JsonType::kBoolean:
+      return "boolean";
+    case JsonType::kNumber:
+      return "number";
+    case JsonType::kString:
+      return "string";
+    case JsonType::kArray:
+      return "array";
+    case JsonType::kObject:
+      return "object";
+    case JsonType::kInvalid:
+      break;
+  }
+  return "invalid";
+}
+
+class NlohmannView {
+ public:
+  using Value = const nlohmann::json*;
+
+  // `raw` (optional, must outlive the view) recovers the literal text of non-integer numbers;
+  // without it they print as nlohmann prints a double.
+  explicit NlohmannView(const RawJsonFinder* raw = nullptr) : raw_(raw) {}
+
+  static JsonType Type(Value v) {
+    using T = nlohmann::json::value_t;
+    switch (v->type()) {
+      case T::null:
+        return JsonType::kNull;
+      case T::boolean:
+        return JsonType::kBoolean;
+      case T::number_integer:
+      case T::number_unsigned:
+      case T::number_float:
+        return JsonType::kNumber;
+      case T::string:
+        return JsonType::kString;
+      case T::array:
+        return JsonType::kArray;
+      case T::object:
+        return JsonType::kObject;
+      default:
+        return JsonType::kInvalid;
+    }
+  }
+
+  static std::optional<Value> Find(Value object, std::string_view key) {
+    const auto& members = object->get_ref<const nlohmann::json::object_t&>();
+    auto it = members.find(std::string(key));
+    return it == members.end() ? std::nullopt : std::optional<Value>(&it->second);
+  }
+
+  template <size_t N>
+  static std::array<std::optional<Value>, N> FindAll(Value object,
+                                                     const std::array<std::string_view, N>& keys) {
+    std::array<std::optional<Value>, N> found;
+    for (size_t i = 0; i < N; ++i) found[i] = Find(object, keys[i]);
+    return found;
+  }
+
+  // nlohmann's object is a std::map: already in key order, keys unique.
+  template <typename F>
+  static void ForEachMember(Value object, F&& f) {
+    for (const auto& [key, value] : object->get_ref<const nlohmann::json::object_t&>()) {
+      f(std::string_view(key), &value);
+    }
+  }
+
+  template <typename F>
+  static void ForEachItem(Value array, F&& f) {
+    const auto& items = array->get_ref<const nlohmann::json::array_t&>();
+    for (size_t i = 0; i < items.size(); ++i) f(i, &items[i]);
+  }
+
+  static std::string_view String(Value v) { return v->get_ref<const std::string&>(); }
+  static bool Bool(Value v) { return v->get<bool>(); }
+
+  // Integers print exactly as written (JSON allows one spelling of each, "-0" aside); integers
+  // beyond 64 bits and decimals are doubles here, so their text comes from `raw_`.
+  template <typename MakePointer>
+  std::string NumberText(Value v, MakePointer&& pointer) const {
+    if (v->is_number_float() && raw_) {
+      if (auto text = raw_->At(pointer())) return *text;
+    }
+    return v->dump();
+  }
+
+ private:
+  const RawJsonFinder* raw_;
+};
+
+class SimdjsonView {
+ public:
+  using Value = simdjson::dom::element;
+
+  // `raw` (optional, must outlive the view) recovers the literal text of non-integer numbers;
+  // without it they print as simdjson prints a double (the same text as nlohmann).
+  explicit SimdjsonView(const RawJsonFinder* raw = nullptr) : raw_(raw) {}
+
+  static JsonType Type(Value v) {
+    using T = simdjson::dom::element_type;
+    switch (v.type()) {
+      case T::NULL_VALUE:
+        return JsonType::kNull;
+      case T::BOOL:
+        return JsonType::kBoolean;
+      case T::INT64:
+      case T::UINT64:
+      case T::DOUBLE:
+        return JsonType::kNumber;
+      case T::STRING:
+        return JsonType::kString;
+      case T::ARRAY:
+        return JsonType::kArray;
+      case T::OBJECT:
+        return JsonType::kObject;
+    }
+    return JsonType::kInvalid;
+  }
+
+  static std::optional<Value> Find(Value object, std::string_view key) {
+    return FindAll<1>(object, {key})[0];
+  }
+
+  // One linear scan for all `keys` (a DOM object is a list, like simdjson's at_key), to the end:
+  // the last of repeated keys wins.
+  template <size_t N>
+  static std::array<std::optional<Value>, N> FindAll(Value object,
+                                                     const std::array<std::string_view, N>& keys) {
+    std::array<std::optional<Value>, N> found;
+    simdjson::dom::object members;
+    if (object.get_object().get(members) != simdjson::SUCCESS) return found;
+    for (const auto& member : members) {
+      for (size_t i = 0; i < N; ++i) {
+        if (member.key == keys[i]) {
+          found[i] = member.value;
+          break;
+        }
+      }
+    }
+    return found;
+  }
+
+  // Objects in the apiserver's output are mostly in struct-field order, maps (annotations,
+  // resource lists) in key order; only the former pay for a sort.
+  template <typename F>
+  static void ForEachMember(Value object, F&& f) {
+    simdjson::dom::object members;
+    if (object.get_object().get(members) != simdjson::SUCCESS) return;
+    if (KeysAscending(members)) {
+      for (const auto& member : members) f(member.key, member.value);
+      return;
+    }
+    std::vector<std::pair<std::string_view, Value>> sorted;
+    for (const auto& member : members) sorted.emplace_back(member.key, member.value);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i + 1 < sorted.size() && sorted[i + 1].first == sorted[i].first) continue;
+      f(sorted[i].first, sorted[i].second);
+    }
+  }
+
+  template <typename F>
+  static void ForEachItem(Value array, F&& f) {
+    simdjson::dom::array items;
+    if (array.get_array().get(items) != simdjson::SUCCESS) return;
+    size_t i = 0;
+    for (Value item : items) f(i++, item);
+  }
+
+  static std::string_view String(Value v) {
+    std::string_view s;
+    return v.get_string().get(s) == simdjson::SUCCESS ? s : std::string_view();
+  }
+  static bool Bool(Value v) {
+    bool b = false;
+    return v.get_bool().get(b) == simdjson::SUCCESS && b;
+  }
+
+  // The DOM keeps 64-bit integers exactly (printed back they are the text as written, "-0"
+  // aside); decimals are doubles, so their text comes from `raw_`. Integers beyond 64 bits never
+  // get here: simdjson refuses them and DecodeReview falls back to nlohmann.
+  template <typename MakePointer>
+  std::string NumberText(Value v, MakePointer&& pointer) const {
+    char buf[24];
+    char* end = buf;
+    if (int64_t i; v.type() == simdjson::dom::element_type::INT64 && !v.get_int64().get(i)) {
+      end = std::to_chars(buf, buf + sizeof buf, i).ptr;
+    } else if (uint64_t u;
+               v.type() == simdjson::dom::element_type::UINT64 && !v.get_uint64().get(u)) {
+      end = std::to_chars(buf, buf + sizeof buf, u).ptr;
+    } else {
+      if (raw_) {
+        if (auto text = raw_->At(pointer())) return *text;
+      }
+      return simdjson::minify(v);
+    }
+    return std::string(buf, end);
+  }
+
+ private:
+  static bool KeysAscending(simdjson::dom::object members) {
+    std::optional<std::string_view> previous;
+    for (const auto& member : members) {
+      if (previous && !(*previous < member.key)) return false;
+      previous = member.key;
+    }
+    return true;
+  }
+
+  const RawJsonFinder* raw_;
+};
+
+}  // namespace gpugate::review

@@ -1,0 +1,345 @@
+// The pod-spec walk, written once over a JSON view (json_view.h) and instantiated for both
+// parsers in pod_spec_finder.cc: simdjson's DOM on the request path, nlohmann-json for pods from
+// the cluster watch and DecodeReview's fallback. One template rather than two walks, so the two
+// can never disagree on what a pod spec is, where it sits, or how a shape error reads; the views
+// hide the only differences (key order, repeated keys, number text). Internal to review/.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/pod_view.h"
+#include "review/json_view.h"
+#include "review/pod_spec_finder.h"
+
+namespace gpugate::review {
+
+// Walks `object` iteratively (deep nesting cannot overflow the stack) and returns the pod specs in
+// a deterministic order (object members by key, array items by index), with shape errors for
+// fields of the wrong JSON type. Pointers are relative to `object`.
+template <typename View>
+policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object);
+
+namespace walk_detail {
+
+using policy::ShapeError;
+
+// A field's dotted path, spelled only when a shape error needs it: each level names its parent
+// and lives on the stack, so reading a well-formed pod spec builds no path strings.
+struct FieldPath {
+  static constexpr size_t kNoIndex = static_cast<size_t>(-1);
+
+  const std::string* root = nullptr;  // the pod spec's path, at the top level
+  const FieldPath* parent = nullptr;  // otherwise
+  std::string_view field;             // ".field" after the parent's path ("" for none)
+  size_t index = kNoIndex;            // "[index]" after that
+
+  std::string Spell() const {
+    std::string out = parent ? parent->Spell() : *root;
+    if (!field.empty()) {
+      out += '.';
+      out += field;
+    }
+    if (index != kNoIndex) out += "[" + std::to_string(index) + "]";
+    return out;
+  }
+};
+
+// Where a container sits, to spell a quantity's pointer only when a view needs it.
+struct ContainerAt {
+  const std::string& podPointer;
+  std::string_view list;  // "containers", ...
+  size_t index;
+};
+
+// Reads fields of one pod spec, recording type errors against dotted paths. Each object is read
+// with one FindAll; fields are then checked in a fixed order, which is the order of the errors.
+template <typename View>
+class SpecReader {
+ public:
+  using Value = typename View::Value;
+  using Found = std::optional<Value>;
+
+  SpecReader(const View& json, std::vector<ShapeError>& errors) : json_(json), errors_(errors) {}
+
+  // `v` (the member `key` of the object at `path`) if it has the wanted type; records a shape
+  // error otherwise. Absent and null members yield nullopt silently (Kubernetes treats null as
+  // absent).
+  Found Typed(Found v, std::string_view key, JsonType want, const FieldPath& path) {
+    if (!v) return std::nullopt;
+    const JsonType type = json_.Type(*v);
+    if (type == JsonType::kNull) return std::nullopt;
+    if (type == want) return v;
+    errors_.push_back(
+        {path.Spell() + "." + std::string(key), "must be " + std::string(JsonTypeName(want)) +
+                                                    ", got " + std::string(JsonTypeName(type))});
+    return std::nullopt;
+  }
+
+  std::string String(Found v, std::string_view key, const FieldPath& path) {
+    Found s = Typed(v, key, JsonType::kString, path);
+    return s ? std::string(json_.String(*s)) : std::string();
+  }
+
+  std::vector<policy::ResourceEntry> Resources(Found list, std::string_view key,
+                                               const FieldPath& path, const ContainerAt& at) {
+    std::vector<policy::ResourceEntry> out;
+    list = Typed(list, key, JsonType::kObject, path);
+    if (!list) return out;
+    json_.ForEachMember(*list, [&](std::string_view name, Value value) {
+      policy::QuantityText q;
+      const JsonType type = json_.Type(value);
+      if (type == JsonType::kString) {
+        q.text = json_.String(value);
+      } else if (type == JsonType::kNumber) {
+        q.text = json_.NumberText(value, [&] {
+          return at.podPointer + "/" + std::string(at.list) + "/" + std::to_string(at.index) +
+                 "/resources/" + std::string(key) + "/" + JsonPointerEscape(name);
+        });
+      } else {
+        q.text = JsonTypeName(type);
+        q.wrongType = true;
+      }
+      out.push_back({std::string(name), std::move(q)});
+    });
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return out;
+  }
+
+  std::vector<policy::EnvVarView> Env(Found list, const FieldPath& container) {
+    std::vector<policy::EnvVarView> out;
+    list = Typed(list, "env", JsonType::kArray, container);
+    if (!list) return out;
+    json_.ForEachItem(*list, [&](size_t i, Value e) {
+      const FieldPath at{.parent = &container, .field = "env", .index = i};
+      if (!IsObject(e, at)) return;
+      static constexpr std::array<std::string_view, 3> kKeys = {"name", "value", "valueFrom"};
+      const auto [name, value, from] = json_.FindAll(e, kKeys);
+      policy::EnvVarView var{.name = String(name, "name", at), .value = String(value, "value", at)};
+      var.fromSource = from && json_.Type(*from) != JsonType::kNull;
+      out.push_back(std::move(var));
+    });
+    return out;
+  }
+
+  void Container(Value c, policy::ContainerKind kind, const ContainerAt& at, const FieldPath& path,
+                 std::vector<policy::ContainerView>& out) {
+    if (!IsObject(c, path)) return;
+    static constexpr std::array<std::string_view, 5> kKeys = {"name", "resources", "env",
+                                                              "securityContext", "restartPolicy"};
+    const auto [name, resources, env, securityContext, restartPolicy] = json_.FindAll(c, kKeys);
+    policy::ContainerView view{.kind = kind, .index = at.index, .name = String(name, "name", path)};
+    if (Found r = Typed(resources, "resources", JsonType::kObject, path)) {
+      static constexpr std::array<std::string_view, 2> kLists = {"limits", "requests"};
+      const auto [limits, requests] = json_.FindAll(*r, kLists);
+      const FieldPath rpath{.parent = &path, .field = "resources"};
+      view.limits = Resources(limits, "limits", rpath, at);
+      view.requests = Resources(requests, "requests", rpath, at);
+    }
+    view.env = Env(env, path);
+    if (Found sc = Typed(securityContext, "securityContext", JsonType::kObject, path)) {
+      const FieldPath scpath{.parent = &path, .field = "securityContext"};
+      Found p = Typed(json_.Find(*sc, "privileged"), "privileged", JsonType::kBoolean, scpath);
+      view.privileged = p && json_.Bool(*p);
+    }
+    view.restartPolicy = String(restartPolicy, "restartPolicy", path);
+    out.push_back(std::move(view));
+  }
+
+  void Tolerations(Found list, const FieldPath& spec, policy::PodSpecView& view) {
+    list = Typed(list, "tolerations", JsonType::kArray, spec);
+    view.hasTolerations = list.has_value();
+    if (!list) return;
+    json_.ForEachItem(*list, [&](size_t i, Value t) {
+      const FieldPath at{.parent = &spec, .field = "tolerations", .index = i};
+      if (!IsObject(t, at)) return;
+      static constexpr std::array<std::string_view, 4> kKeys = {"key", "operator", "value",
+                                                                "effect"};
+      const auto [key, op, value, effect] = json_.FindAll(t, kKeys);
+      view.tolerations.push_back({.key = String(key, "key", at),
+                                  .op = String(op, "operator", at),
+                                  .value = String(value, "value", at),
+                                  .effect = String(effect, "effect", at)});
+    });
+  }
+
+  // Views iterate members in key order, so the annotations come out sorted.
+  void Annotations(Value metadata, policy::PodSpecView& view) {
+    const FieldPath at{.root = &view.metadataPath};
+    Found a = Typed(json_.Find(metadata, "annotations"), "annotations", JsonType::kObject, at);
+    view.hasAnnotations = a.has_value();
+    if (!a) return;
+    json_.ForEachMember(*a, [&](std::string_view key, Value value) {
+      if (json_.Type(value) != JsonType::kString) {
+        errors_.push_back({view.metadataPath + ".annotations[" + std::string(key) + "]",
+                           "must be string, got " + std::string(JsonTypeName(json_.Type(value)))});
+        return;
+      }
+      view.annotations.emplace_back(std::string(key), std::string(json_.String(value)));
+    });
+  }
+
+ private:
+  bool IsObject(Value v, const FieldPath& path) {
+    const JsonType type = json_.Type(v);
+    if (type == JsonType::kObject) return true;
+    errors_.push_back({path.Spell(), "must be object, got " + std::string(JsonTypeName(type))});
+    return false;
+  }
+
+  const View& json_;
+  std::vector<ShapeError>& errors_;
+};
+
+// One step from a node's parent to the node: a member name or an array index. Steps name their
+// parent step, so extending a location is O(1) however deep the object nests; path and pointer
+// are spelled out only for pod specs, keeping the walk linear in the size of the object.
+struct Step {
+  size_t parent;         // index of the parent's step; kNoStep for the root's children
+  std::string_view key;  // member name (points into the walked document); unused for array items
+  size_t index = 0;      // array index
+  bool isIndex = false;
+};
+
+constexpr size_t kNoStep = static_cast<size_t>(-1);
+
+// A structured node waiting to be visited.
+template <typename Value>
+struct Pending {
+  Value node;
+  std::optional<Value> parent;  // the object holding `node`; none at the root, for array items
+  size_t step;                  // kNoStep at the root
+};
+
+// A pod spec's location spelled out.
+struct Location {
+  std::string key;  // the member name under which the pod spec sits in its parent ("" if none)
+  std::string path;
+  std::string pointer;
+};
+
+inline Location Locate(const std::vector<Step>& steps, size_t step) {
+  Location loc;
+  std::vector<const Step*> chain;
+  for (size_t i = step; i != kNoStep; i = steps[i].parent) chain.push_back(&steps[i]);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Step& s = **it;
+    if (s.isIndex) {
+      const std::string index = std::to_string(s.index);
+      loc.path += "[" + index + "]";
+      loc.pointer += "/" + index;
+    } else {
+      if (!loc.path.empty()) loc.path += '.';
+      loc.path += s.key;
+      loc.pointer += "/" + JsonPointerEscape(s.key);
+    }
+  }
+  if (!chain.empty() && !chain.front()->isIndex) loc.key = chain.front()->key;
+  return loc;
+}
+
+template <typename View>
+policy::PodSpecView ReadPodSpec(const View& json, const Pending<typename View::Value>& p,
+                                const Location& loc, SpecReader<View>& reader) {
+  using Value = typename View::Value;
+  policy::PodSpecView view{.path = loc.path, .pointer = loc.pointer};
+  const FieldPath at{.root = &view.path};
+  static constexpr std::array<std::string_view, 6> kKeys = {
+      "initContainers", "containers", "ephemeralContainers",
+      "schedulerName",  "nodeName",   "tolerations"};
+  const auto found = json.FindAll(p.node, kKeys);
+  static constexpr policy::ContainerKind kKinds[] = {policy::ContainerKind::kInit,
+                                                     policy::ContainerKind::kRegular,
+                                                     policy::ContainerKind::kEphemeral};
+  for (size_t k = 0; k < 3; ++k) {
+    std::optional<Value> list = reader.Typed(found[k], kKeys[k], JsonType::kArray, at);
+    if (!list) continue;
+    json.ForEachItem(*list, [&](size_t i, Value c) {
+      const FieldPath path{.parent = &at, .field = kKeys[k], .index = i};
+      reader.Container(c, kKinds[k], ContainerAt{view.pointer, kKeys[k], i}, path, view.containers);
+    });
+  }
+  view.schedulerName = reader.String(found[3], "schedulerName", at);
+  view.hasSchedulerName = found[3] && json.Type(*found[3]) == JsonType::kString;
+  view.nodeName = reader.String(found[4], "nodeName", at);
+  reader.Tolerations(found[5], at, view);
+  // A pod spec's metadata is its sibling: {metadata, spec} in a Pod or a pod template.
+  if (p.parent && loc.key == "spec") {
+    std::optional<Value> m = json.Find(*p.parent, "metadata");
+    if (m && json.Type(*m) == JsonType::kObject) {
+      view.metadataPath = loc.path.substr(0, loc.path.size() - 4) + "metadata";
+      view.metadataPointer = loc.pointer.substr(0, loc.pointer.size() - 4) + "metadata";
+      reader.Annotations(*m, view);
+    }
+  }
+  return view;
+}
+
+// A pod spec holds a "containers" list of objects. Other APIs use the same field name for lists
+// of strings (a Pod's status.nodeAllocatableResourceClaimStatuses[].containers), so one object
+// element is required before the object counts as a pod spec.
+template <typename View>
+bool IsPodSpec(const View& json, typename View::Value node) {
+  auto list = json.Find(node, "containers");
+  if (!list || json.Type(*list) != JsonType::kArray) return false;
+  bool anObject = false;
+  json.ForEachItem(*list, [&](size_t, typename View::Value c) {
+    anObject = anObject || json.Type(c) == JsonType::kObject;
+  });
+  return anObject;
+}
+
+// The root's status is written by controllers, and its metadata holds no pod spec; neither is
+// the desired state a user asks admission for, so neither is searched.
+inline bool SkipAtRoot(std::string_view key) { return key == "status" || key == "metadata"; }
+
+inline bool IsStructured(JsonType type) {
+  return type == JsonType::kObject || type == JsonType::kArray;
+}
+
+}  // namespace walk_detail
+
+template <typename View>
+policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object) {
+  using namespace walk_detail;
+  using Value = typename View::Value;
+  policy::ObjectView result;
+  SpecReader<View> reader(json, result.shapeErrors);
+  std::vector<Step> steps;
+  // Depth-first with an explicit stack; children are pushed, then reversed so they pop in order.
+  std::vector<Pending<Value>> stack;
+  stack.push_back({object, std::nullopt, kNoStep});
+  while (!stack.empty()) {
+    const Pending<Value> p = stack.back();
+    stack.pop_back();
+    const size_t firstChild = stack.size();
+    const JsonType type = json.Type(p.node);
+    if (type == JsonType::kObject) {
+      if (IsPodSpec(json, p.node)) {
+        result.podSpecs.push_back(ReadPodSpec(json, p, Locate(steps, p.step), reader));
+        continue;  // a pod spec holds no further pod specs
+      }
+      json.ForEachMember(p.node, [&](std::string_view key, Value child) {
+        if (!IsStructured(json.Type(child)) || (p.step == kNoStep && SkipAtRoot(key))) return;
+        steps.push_back({.parent = p.step, .key = key});
+        stack.push_back({child, p.node, steps.size() - 1});
+      });
+    } else if (type == JsonType::kArray) {
+      json.ForEachItem(p.node, [&](size_t i, Value child) {
+        if (!IsStructured(json.Type(child))) return;
+        steps.push_back({.parent = p.step, .index = i, .isIndex = true});
+        stack.push_back({child, std::nullopt, steps.size() - 1});
+      });
+    }
+    std::reverse(stack.begin() + firstChild, stack.end());
+  }
+  return result;
+}
+
+extern template policy::ObjectView WalkPodSpecs(const NlohmannView&, NlohmannView::Value);
+extern template policy::ObjectView WalkPodSpecs(const SimdjsonView&, SimdjsonView::Value);
+
+}  // namespace gpugate::review
