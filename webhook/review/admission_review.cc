@@ -3,8 +3,11 @@
 #include <simdjson.h>
 
 #include <array>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "common/base64.h"
 #include "common/strings.h"
@@ -177,14 +180,49 @@ Result<AdmissionRequest> DecodeWith(simdjson::dom::parser& parser, std::string_v
 
 }  // namespace
 
+namespace {
+
+// Parsers kept for reuse, shared by every worker thread. A parser holds about 0.6 MiB once it has
+// parsed a body of a few KiB; one per thread would cost that for every open connection (the pool
+// grows to hundreds of threads under many kept-alive connections), while the number of decodes
+// actually running at once is bounded by the cores. So parsers are borrowed for one decode and
+// returned; the pool's size is the peak number of concurrent decodes.
+class ParserPool {
+ public:
+  std::unique_ptr<simdjson::dom::parser> Take() {
+    std::lock_guard lock(mu_);
+    if (free_.empty()) return std::make_unique<simdjson::dom::parser>();
+    auto parser = std::move(free_.back());
+    free_.pop_back();
+    return parser;
+  }
+  void Give(std::unique_ptr<simdjson::dom::parser> parser) {
+    std::lock_guard lock(mu_);
+    free_.push_back(std::move(parser));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<simdjson::dom::parser>> free_;  // guarded by mu_
+};
+
+ParserPool& Parsers() {
+  static ParserPool* pool = new ParserPool();  // never destroyed: workers may outlive statics
+  return *pool;
+}
+
+}  // namespace
+
 Result<AdmissionRequest> DecodeReview(std::string_view body) {
   body = WithoutByteOrderMark(body);
   if (body.size() > kKeepParserUpTo) {
     simdjson::dom::parser once;
     return DecodeWith(once, body);
   }
-  thread_local simdjson::dom::parser parser;
-  return DecodeWith(parser, body);
+  auto parser = Parsers().Take();
+  Result<AdmissionRequest> decoded = DecodeWith(*parser, body);
+  Parsers().Give(std::move(parser));
+  return decoded;
 }
 
 Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {

@@ -51,13 +51,13 @@ struct AdmissionRequest {
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
 };
 
-// Thread-safe: each thread keeps its own parser (simdjson parsers are not thread-safe), reused
-// across requests up to kKeepParserUpTo bytes; a larger body gets a parser freed on return, so an
-// idle worker thread never holds more than a small body's worth of parser memory. Arrays and
+// Thread-safe: each decode borrows a parser (simdjson parsers are not thread-safe), reused
+// across requests up to kKeepParserUpTo bytes (a shared pool, sized by the peak number of
+// concurrent decodes, not by threads); a larger body gets a parser freed on return. Arrays and
 // objects nested more than 1,024 deep are refused.
 Result<AdmissionRequest> DecodeReview(std::string_view body);
 
-// Bodies up to this size are parsed by the calling thread's reused parser.
+// Bodies up to this size are parsed by a parser borrowed from a shared pool and returned after.
 inline constexpr size_t kKeepParserUpTo = 128 * 1024;
 
 // The same decode over nlohmann-json, with the same results and messages, except that it does not
