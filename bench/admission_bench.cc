@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "admission/handler.h"
+#include "quota/ledger.h"
 #include "review/admission_review.h"
 
 namespace gpugate {
