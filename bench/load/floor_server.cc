@@ -18,6 +18,7 @@
 #include <string_view>
 #include <thread>
 
+#include "transport/tls_context.h"
 #include "transport/tuning.h"
 
 namespace {
@@ -61,16 +62,10 @@ bool ParseArgs(int argc, char** argv, Args& out) {
   return argc % 2 == 1 && !out.cert.empty() && !out.key.empty();
 }
 
-// Mirrors transport::Server::Bind (which does not expose its TLS setup, so this must follow it):
-// TLS 1.2 and up, the same options and modes, the certificate chain.
+// gpugate's own TLS context setup (transport/tls_context.h), the same function Server::Bind calls.
 std::unique_ptr<httplib::SSLServer> MakeServer(const Args& args) {
   return std::make_unique<httplib::SSLServer>([&args](SSL_CTX& ctx) {
-    SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION);
-    SSL_CTX_set_options(&ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-    SSL_CTX_set_mode(&ctx, SSL_MODE_RELEASE_BUFFERS);
-    return SSL_CTX_use_certificate_chain_file(&ctx, args.cert.c_str()) == 1 &&
-           SSL_CTX_use_PrivateKey_file(&ctx, args.key.c_str(), SSL_FILETYPE_PEM) == 1 &&
-           SSL_CTX_check_private_key(&ctx) == 1;
+    return gpugate::transport::ConfigureServerTls(ctx, args.cert, args.key).has_value();
   });
 }
 
