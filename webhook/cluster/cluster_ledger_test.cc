@@ -13,10 +13,14 @@
 
 #include "certs/certificates.h"
 #include "cluster/gpu_quota_record.h"
+#include "quota/testing.h"
 #include "standin/standin.h"
 
 namespace gpugate::cluster {
 namespace {
+
+using quota::testutil::Outcome;
+using quota::testutil::RenderUsage;
 
 using nlohmann::json;
 using quota::kMilli;
@@ -53,37 +57,6 @@ json ResourceQuota(const std::string& ns, const std::string& name, json spec) {
 }
 
 std::string PodsIn(const std::string& ns) { return "/api/v1/namespaces/" + ns + "/pods"; }
-
-// "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4} team-c{nvidia.com/gpu=2}": used/hard.
-std::string RenderUsage(const quota::Accounting& ledger) {
-  std::string out;
-  for (const quota::NamespaceUsage& ns : ledger.Usage()) {
-    if (!out.empty()) out += ' ';
-    out += ns.ns + "{";
-    bool first = true;
-    for (const auto& [resource, usage] : ns.resources) {
-      out += (first ? "" : ",") + resource + "=" + quota::FormatMilli(usage.used);
-      if (usage.hard) out += "/" + quota::FormatMilli(*usage.hard);
-      first = false;
-    }
-    out += "}";
-  }
-  return out;
-}
-
-// "charged", "already charged", the denial message, or "error: ...".
-std::string Outcome(const Result<quota::ReserveResult>& r) {
-  if (!r) return "error: " + r.error().message;
-  switch (r->outcome) {
-    case ReserveOutcome::kCharged:
-      return "charged";
-    case ReserveOutcome::kAlreadyCharged:
-      return "already charged";
-    case ReserveOutcome::kExceeded:
-      return r->message;
-  }
-  return "?";
-}
 
 // Polls `done` until it holds or `limit` passes; watches deliver asynchronously.
 bool Eventually(const std::function<bool()>& done, milliseconds limit = seconds(10)) {

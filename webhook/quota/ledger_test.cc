@@ -7,8 +7,13 @@
 #include <latch>
 #include <thread>
 
+#include "quota/testing.h"
+
 namespace gpugate::quota {
 namespace {
+
+using testutil::Outcome;
+using testutil::RenderUsage;
 
 namespace fs = std::filesystem;
 constexpr const char* kGpu = "nvidia.com/gpu";
@@ -24,24 +29,6 @@ QuotaConfig TestConfig() {
   return config;
 }
 
-// "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4} team-c{nvidia.com/gpu=2}": used/hard, or used
-// alone where no limit is set.
-std::string RenderUsage(const Ledger& ledger, std::string_view onlyNs = {}) {
-  std::string out;
-  for (const NamespaceUsage& ns : ledger.Usage(onlyNs)) {
-    if (!out.empty()) out += ' ';
-    out += ns.ns + "{";
-    bool first = true;
-    for (const auto& [resource, usage] : ns.resources) {
-      out += (first ? "" : ",") + resource + "=" + FormatMilli(usage.used);
-      if (usage.hard) out += "/" + FormatMilli(*usage.hard);
-      first = false;
-    }
-    out += "}";
-  }
-  return out;
-}
-
 // "team-a/p1@u1{nvidia.com/gpu=1} ...", sorted by namespace/name.
 std::string RenderCharges(const Ledger& ledger) {
   std::string out;
@@ -50,26 +37,6 @@ std::string RenderCharges(const Ledger& ledger) {
     out += c.pod.ns + "/" + c.pod.name + "@" + c.pod.uid + "{" + FormatAmounts(c.amounts) + "}";
   }
   return out;
-}
-
-// The outcome of an operation as a short string: "charged", "already charged", the denial
-// message, "released", "not released" or "error: ...".
-std::string Outcome(const Result<ReserveResult>& r) {
-  if (!r) return "error: " + r.error().message;
-  switch (r->outcome) {
-    case ReserveOutcome::kCharged:
-      return "charged";
-    case ReserveOutcome::kAlreadyCharged:
-      return "already charged";
-    case ReserveOutcome::kExceeded:
-      return r->message;
-  }
-  return "?";
-}
-
-std::string Outcome(const Result<bool>& r) {
-  if (!r) return "error: " + r.error().message;
-  return *r ? "released" : "not released";
 }
 
 // One step of a scenario: an operation, what it returns, and the usage afterwards.

@@ -1,0 +1,51 @@
+// Test support shared by the ledger tests (local and cluster): accounting results and usage
+// rendered as short strings, so a test compares what a user would read. Header-only; tests only.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "quota/accounting.h"
+#include "quota/amounts.h"
+
+namespace gpugate::quota::testutil {
+
+// "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4} team-c{nvidia.com/gpu=2}": used/hard, or used
+// alone where no limit is set.
+inline std::string RenderUsage(const Accounting& accounting, std::string_view onlyNs = {}) {
+  std::string out;
+  for (const NamespaceUsage& ns : accounting.Usage(onlyNs)) {
+    if (!out.empty()) out += ' ';
+    out += ns.ns + "{";
+    bool first = true;
+    for (const auto& [resource, usage] : ns.resources) {
+      out += (first ? "" : ",") + resource + "=" + FormatMilli(usage.used);
+      if (usage.hard) out += "/" + FormatMilli(*usage.hard);
+      first = false;
+    }
+    out += "}";
+  }
+  return out;
+}
+
+// "charged", "already charged", the denial message, or "error: ...".
+inline std::string Outcome(const Result<ReserveResult>& r) {
+  if (!r) return "error: " + r.error().message;
+  switch (r->outcome) {
+    case ReserveOutcome::kCharged:
+      return "charged";
+    case ReserveOutcome::kAlreadyCharged:
+      return "already charged";
+    case ReserveOutcome::kExceeded:
+      return r->message;
+  }
+  return "?";
+}
+
+// "released", "not released", or "error: ...".
+inline std::string Outcome(const Result<bool>& r) {
+  if (!r) return "error: " + r.error().message;
+  return *r ? "released" : "not released";
+}
+
+}  // namespace gpugate::quota::testutil
