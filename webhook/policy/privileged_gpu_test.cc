@@ -15,12 +15,7 @@ Settings Allowed() {
 }
 
 TEST(PrivilegedGpu, Table) {
-  struct Case {
-    std::string name;
-    PodSpecView pod;
-    std::vector<std::string> want;
-    Settings settings = {};
-  } cases[] = {
+  const testing::RuleCase cases[] = {
       {"privileged container requesting a GPU",
        PodBuilder().Container("a").Gpu("nvidia.com/gpu", "1").Privileged().Build(),
        {R"(spec.containers[0] "a": privileged container in a pod that requests GPUs sees every GPU on the node)"}},
@@ -55,10 +50,7 @@ TEST(PrivilegedGpu, Table) {
        {},
        Allowed()},
   };
-  for (const Case& c : cases) {
-    EXPECT_EQ(testing::RunRule(CheckPrivilegedGpu, kPrivilegedGpuRule, c.pod, c.settings), c.want)
-        << c.name;
-  }
+  testing::ExpectRule(CheckPrivilegedGpu, kPrivilegedGpuRule, cases);
 }
 
 }  // namespace

@@ -24,12 +24,7 @@ Settings MutationScheduler() {
 }
 
 TEST(Scheduler, Table) {
-  struct Case {
-    std::string name;
-    PodSpecView pod;
-    std::vector<std::string> want;
-    Settings settings = {};
-  } cases[] = {
+  const testing::RuleCase cases[] = {
       {"nodeName with no scheduler named",
        PodBuilder().Container("a").Gpu(kVolcanoMemory, "1024").NodeName("node-1").Build(),
        {R"(spec.nodeName "node-1" bypasses the volcano scheduler that volcano.sh/gpu-memory requires; remove nodeName)"}},
@@ -97,10 +92,7 @@ TEST(Scheduler, Table) {
        {},
        MutationScheduler()},
   };
-  for (const Case& c : cases) {
-    EXPECT_EQ(testing::RunRule(CheckScheduler, kSchedulerRule, c.pod, c.settings), c.want)
-        << c.name;
-  }
+  testing::ExpectRule(CheckScheduler, kSchedulerRule, cases);
 }
 
 }  // namespace

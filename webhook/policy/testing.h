@@ -10,6 +10,8 @@
 // each list; limits, requests and annotations sorted by name.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -143,6 +145,22 @@ inline std::vector<std::string> RunRule(RuleCheck check, std::string_view rule,
                                       : "wrong rule " + std::string(v.rule) + ": " + v.message);
   }
   return messages;
+}
+
+// One row of a rule's table test: a pod, the settings, and the exact messages expected.
+struct RuleCase {
+  std::string name;
+  PodSpecView pod;
+  std::vector<std::string> want;
+  Settings settings = {};
+};
+
+// Runs `check` over every row and expects each row's messages, in order.
+template <size_t N>
+void ExpectRule(RuleCheck check, std::string_view rule, const RuleCase (&cases)[N]) {
+  for (const RuleCase& c : cases) {
+    EXPECT_EQ(RunRule(check, rule, c.pod, c.settings), c.want) << c.name;
+  }
 }
 
 }  // namespace gpugate::policy::testing

@@ -17,12 +17,7 @@ Settings WithoutVcuda() {
 constexpr char kCore[] = "tencent.com/vcuda-core";
 
 TEST(VcudaCoreShares, Table) {
-  struct Case {
-    std::string name;
-    PodSpecView pod;
-    std::vector<std::string> want;
-    Settings settings = {};
-  } cases[] = {
+  const testing::RuleCase cases[] = {
       {"shares of one card and whole cards",
        PodBuilder()
            .Container("a")
@@ -65,11 +60,7 @@ TEST(VcudaCoreShares, Table) {
        {},
        WithoutVcuda()},
   };
-  for (const Case& c : cases) {
-    EXPECT_EQ(testing::RunRule(CheckVcudaCoreShares, kVcudaCoreSharesRule, c.pod, c.settings),
-              c.want)
-        << c.name;
-  }
+  testing::ExpectRule(CheckVcudaCoreShares, kVcudaCoreSharesRule, cases);
 }
 
 }  // namespace

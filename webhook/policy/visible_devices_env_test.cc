@@ -17,12 +17,7 @@ Settings Allowed() {
 }
 
 TEST(VisibleDevicesEnv, Table) {
-  struct Case {
-    std::string name;
-    PodSpecView pod;
-    std::vector<std::string> want;
-    Settings settings = {};
-  } cases[] = {
+  const testing::RuleCase cases[] = {
       {"values that expose no device",
        PodBuilder()
            .Container("a")
@@ -67,11 +62,7 @@ TEST(VisibleDevicesEnv, Table) {
        {},
        Allowed()},
   };
-  for (const Case& c : cases) {
-    EXPECT_EQ(testing::RunRule(CheckVisibleDevicesEnv, kVisibleDevicesEnvRule, c.pod, c.settings),
-              c.want)
-        << c.name;
-  }
+  testing::ExpectRule(CheckVisibleDevicesEnv, kVisibleDevicesEnvRule, cases);
 }
 
 }  // namespace

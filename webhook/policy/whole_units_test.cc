@@ -16,12 +16,7 @@ Settings OnlyExample() {
 }
 
 TEST(WholeUnits, Table) {
-  struct Case {
-    std::string name;
-    PodSpecView pod;
-    std::vector<std::string> want;
-    Settings settings = {};
-  } cases[] = {
+  const testing::RuleCase cases[] = {
       {"whole values in any spelling pass",
        PodBuilder()
            .Container("a")
@@ -102,10 +97,7 @@ TEST(WholeUnits, Table) {
         R"(spec.containers[0] "main": nvidia.com/gpu request "0.5" must be a whole number of GPUs)",
         R"(spec.ephemeralContainers[0] "debug": nvidia.com/gpu limit "0.5" must be a whole number of GPUs)"}},
   };
-  for (const Case& c : cases) {
-    EXPECT_EQ(testing::RunRule(CheckWholeUnits, kWholeUnitsRule, c.pod, c.settings), c.want)
-        << c.name;
-  }
+  testing::ExpectRule(CheckWholeUnits, kWholeUnitsRule, cases);
 }
 
 }  // namespace
