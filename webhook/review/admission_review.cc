@@ -228,7 +228,10 @@ Result<AdmissionRequest> DecodeReview(std::string_view body) {
 Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {
   body = WithoutByteOrderMark(body);
   // nlohmann stops reading at a NUL byte, so "{...}\0junk" would parse; JSON has no raw NULs.
-  if (body.find('\0') != std::string_view::npos) return Fail(std::string(kNotJson));
+  // It also skips a byte order mark itself, so a second one would pass where simdjson refuses it.
+  if (body.find('\0') != std::string_view::npos || body.starts_with("\xEF\xBB\xBF")) {
+    return Fail(std::string(kNotJson));
+  }
   nlohmann::json doc = nlohmann::json::parse(body.begin(), body.end(), nullptr,
                                              /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Fail(std::string(kNotJson));
