@@ -95,6 +95,13 @@ Status WriteBundle(const CertBundle& bundle, const std::string& dir) {
   for (const File& file : files) {
     if (Status s = WriteFileAtomically(dir, file.name, file.contents, file.mode); !s) return s;
   }
+  if (!bundle.clientCertPem.empty()) {
+    const File clientFiles[] = {{"client.crt", bundle.clientCertPem, 0644},
+                                {"client.key", bundle.clientKeyPem, 0600}};
+    for (const File& file : clientFiles) {
+      if (Status s = WriteFileAtomically(dir, file.name, file.contents, file.mode); !s) return s;
+    }
+  }
   return SyncDirectory(dir);
 }
 

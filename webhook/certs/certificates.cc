@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -101,6 +102,12 @@ Status ValidateOptions(const CertOptions& options) {
     if (ParseIp(host).empty() && !IsDnsName(host)) {
       return Fail("extra host \"" + host + "\" is neither an IP address nor a DNS name");
     }
+  }
+  const std::string& client = options.clientName;
+  bool printable =
+      std::all_of(client.begin(), client.end(), [](char c) { return c >= ' ' && c <= '~'; });
+  if (!options.clientName.empty() && (client.size() > kMaxCommonName || !printable)) {
+    return Fail("--client must be 1 to 64 printable ASCII characters, got \"" + client + "\"");
   }
   return {};
 }
@@ -281,17 +288,46 @@ Result<Issued> IssueServer(const CertOptions& options, const std::vector<std::st
   return Issued{std::move(*key), std::move(*cert)};
 }
 
-Status EncodePems(const Issued& ca, const Issued& server, CertBundle& bundle) {
-  for (auto [cert, out] : {std::pair{ca.cert.get(), &bundle.caCertPem},
-                           std::pair{server.cert.get(), &bundle.serverCertPem}}) {
-    Result<std::string> pem = CertificatePem(cert);
-    if (!pem) return std::unexpected(pem.error());
-    *out = std::move(*pem);
+// A certificate for a TLS client: no SANs (a server identifies its callers by the CA that signed
+// them, and by the CN if it wants a name), and a purpose OpenSSL and Go check on the server side.
+Result<Issued> IssueClient(const CertOptions& options, const Issued& ca) {
+  Result<PkeyPtr> key = GenerateP256Key();
+  if (!key) return std::unexpected(key.error());
+  Result<X509Ptr> cert = NewCertificate(options.clientName, key->get(), options.days);
+  if (!cert) return std::unexpected(cert.error());
+  X509* leaf = cert->get();
+  if (X509_set_issuer_name(leaf, X509_get_subject_name(ca.cert.get())) != 1) {
+    return OpenSslFailure("setting issuer name");
   }
-  Result<std::string> keyPem = PrivateKeyPem(server.key.get());
-  if (!keyPem) return std::unexpected(keyPem.error());
-  bundle.serverKeyPem = std::move(*keyPem);
+  for (auto [nid, value] :
+       {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
+        std::pair{NID_key_usage, "critical,digitalSignature"},
+        std::pair{NID_ext_key_usage, "clientAuth"}, std::pair{NID_subject_key_identifier, "hash"},
+        std::pair{NID_authority_key_identifier, "keyid:always"}}) {
+    if (Status s = AddExtension(leaf, ca.cert.get(), nid, value); !s) {
+      return std::unexpected(s.error());
+    }
+  }
+  if (Status s = Sign(leaf, ca.key.get()); !s) return std::unexpected(s.error());
+  return Issued{std::move(*key), std::move(*cert)};
+}
+
+// The certificate's and key's PEMs into `certPem` and `keyPem`.
+Status EncodePair(const Issued& issued, std::string& certPem, std::string& keyPem) {
+  Result<std::string> cert = CertificatePem(issued.cert.get());
+  if (!cert) return std::unexpected(cert.error());
+  Result<std::string> key = PrivateKeyPem(issued.key.get());
+  if (!key) return std::unexpected(key.error());
+  certPem = std::move(*cert);
+  keyPem = std::move(*key);
   return {};
+}
+
+Status EncodePems(const Issued& ca, const Issued& server, CertBundle& bundle) {
+  Result<std::string> caPem = CertificatePem(ca.cert.get());
+  if (!caPem) return std::unexpected(caPem.error());
+  bundle.caCertPem = std::move(*caPem);
+  return EncodePair(server, bundle.serverCertPem, bundle.serverKeyPem);
 }
 
 }  // namespace
@@ -306,6 +342,12 @@ Result<CertBundle> IssueCertificates(const CertOptions& options) {
   Result<Issued> server = IssueServer(options, bundle.sans, *ca);
   if (!server) return std::unexpected(server.error());
   if (Status s = EncodePems(*ca, *server, bundle); !s) return std::unexpected(s.error());
+  if (!options.clientName.empty()) {
+    Result<Issued> client = IssueClient(options, *ca);
+    if (!client) return std::unexpected(client.error());
+    Status s = EncodePair(*client, bundle.clientCertPem, bundle.clientKeyPem);
+    if (!s) return std::unexpected(s.error());
+  }
   return bundle;
 }
 

@@ -291,6 +291,55 @@ TEST(IssueCertificates, RejectsInvalidOptionsWithReason) {
   }
 }
 
+// Verifies `leaf` against `ca` as a TLS server verifies a caller: the chain and the client purpose.
+int VerifyClientCert(X509* ca, X509* leaf) {
+  StorePtr store(X509_STORE_new());
+  StoreCtxPtr ctx(X509_STORE_CTX_new());
+  X509_STORE_add_cert(store.get(), ca);
+  X509_STORE_CTX_init(ctx.get(), store.get(), leaf, nullptr);
+  X509_STORE_CTX_set_purpose(ctx.get(), X509_PURPOSE_SSL_CLIENT);
+  X509_verify_cert(ctx.get());
+  return X509_STORE_CTX_get_error(ctx.get());
+}
+
+TEST(IssueCertificates, ClientCertOnlyWhenAskedAndOnlyForClientAuth) {
+  EXPECT_EQ(Issue().clientCertPem, "");
+  EXPECT_EQ(Issue().clientKeyPem, "");
+
+  CertOptions options;
+  options.clientName = "kube-apiserver";
+  CertBundle bundle = Issue(options);
+  X509Ptr ca = ParseCert(bundle.caCertPem);
+  X509Ptr client = ParseCert(bundle.clientCertPem);
+  X509Ptr server = ParseCert(bundle.serverCertPem);
+  PkeyPtr key = ParseKey(bundle.clientKeyPem);
+  ASSERT_TRUE(ca && client && server && key);
+  EXPECT_EQ(CommonName(client.get()), "kube-apiserver");
+  EXPECT_EQ(X509_check_ca(client.get()), 0);
+  EXPECT_EQ(X509_get_key_usage(client.get()), uint32_t{KU_DIGITAL_SIGNATURE});
+  EXPECT_EQ(X509_get_extended_key_usage(client.get()), uint32_t{XKU_SSL_CLIENT});
+  EXPECT_EQ(X509_check_private_key(client.get(), key.get()), 1);
+  EXPECT_EQ(VerifyClientCert(ca.get(), client.get()), X509_V_OK);
+  // Each certificate serves its own side only: the purposes keep them apart.
+  EXPECT_EQ(VerifyServerCert(ca.get(), client.get()), X509_V_ERR_INVALID_PURPOSE);
+  EXPECT_EQ(VerifyClientCert(ca.get(), server.get()), X509_V_ERR_INVALID_PURPOSE);
+  EXPECT_NE(EVP_PKEY_eq(X509_get0_pubkey(client.get()), X509_get0_pubkey(server.get())), 1);
+}
+
+TEST(IssueCertificates, RejectsClientNamesThatCannotBeACommonName) {
+  for (std::string name : {std::string(65, 'c'), std::string("a\nb"), std::string("caf\xc3\xa9")}) {
+    CertOptions options;
+    options.clientName = name;
+    Result<CertBundle> bundle = IssueCertificates(options);
+    ASSERT_FALSE(bundle.has_value()) << name;
+    EXPECT_EQ(bundle.error().message,
+              "--client must be 1 to 64 printable ASCII characters, got \"" + name + "\"");
+  }
+  CertOptions longest;
+  longest.clientName = std::string(64, 'c');
+  EXPECT_TRUE(IssueCertificates(longest).has_value());
+}
+
 // Sets the process umask for one test and restores it; tests run on one thread.
 class ScopedUmask {
  public:
@@ -333,6 +382,23 @@ TEST(WriteBundle, CreatesDirectoryAndFilesWithModes) {
   EXPECT_EQ(FileMode(dir / "tls.crt"), 0644u);
   EXPECT_EQ(FileMode(dir / "tls.key"), 0600u);
   fs::remove_all(root);
+}
+
+TEST(WriteBundle, WritesClientPairOnlyWhenIssued) {
+  ScopedUmask noMask(0);
+  fs::path dir = MakeTempDir();
+  ASSERT_TRUE(WriteBundle(Issue(), dir.string()).has_value());
+  EXPECT_FALSE(fs::exists(dir / "client.crt"));
+  EXPECT_FALSE(fs::exists(dir / "client.key"));
+  CertOptions options;
+  options.clientName = "kube-apiserver";
+  CertBundle bundle = Issue(options);
+  ASSERT_TRUE(WriteBundle(bundle, dir.string()).has_value());
+  EXPECT_EQ(ReadFile(dir / "client.crt"), bundle.clientCertPem);
+  EXPECT_EQ(ReadFile(dir / "client.key"), bundle.clientKeyPem);
+  EXPECT_EQ(FileMode(dir / "client.crt"), 0644u);
+  EXPECT_EQ(FileMode(dir / "client.key"), 0600u);
+  fs::remove_all(dir);
 }
 
 TEST(WriteBundle, ReplacesExistingFilesAndLeavesNoTemporaries) {

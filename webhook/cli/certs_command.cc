@@ -8,7 +8,8 @@
 namespace gpugate::cli {
 namespace {
 
-constexpr FlagSpec kCertsFlags[] = {{"out"}, {"service"}, {"namespace"}, {"days"}, {"host"}};
+constexpr FlagSpec kCertsFlags[] = {{"out"},  {"service"}, {"namespace"},
+                                    {"days"}, {"host"},    {"client"}};
 
 Result<certs::CertOptions> CertOptionsFrom(const Flags& flags) {
   certs::CertOptions options;
@@ -21,6 +22,10 @@ Result<certs::CertOptions> CertOptionsFrom(const Flags& flags) {
     }
   }
   options.extraHosts = flags.GetAll("host");
+  if (auto v = flags.Get("client")) {
+    if (v->empty()) return Fail("--client must be 1 to 64 printable ASCII characters, got \"\"");
+    options.clientName = *v;
+  }
   return options;
 }
 
@@ -50,6 +55,9 @@ int RunCerts(const std::vector<std::string>& args) {
   }
   std::cerr << "gpugate certs: wrote " << dir << "/ca.crt, tls.crt, tls.key for";
   for (const auto& san : bundle->sans) std::cerr << " " << san;
+  if (!bundle->clientCertPem.empty()) {
+    std::cerr << "\nwrote " << dir << "/client.crt, client.key for CN=" << options->clientName;
+  }
   std::cerr << "\ncaBundle (stdout):\n";
   std::cout << certs::CaBundle(*bundle) << "\n";
   return 0;
