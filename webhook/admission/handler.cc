@@ -1,5 +1,7 @@
 #include "admission/handler.h"
 
+#include <chrono>
+
 #include "policy/mutation.h"
 #include "policy/rule.h"
 #include "quota/pod_charge.h"
@@ -71,6 +73,16 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request) const 
   quota::PodRef pod{request.ns,
                     request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
                     request.objectMeta.uid};
+  // Past the caller's deadline the API server has already failed the request (the pod will not
+  // exist), so a charge now would hold quota for a pod that never runs: answer without one.
+  if (request.deadline && std::chrono::steady_clock::now() >= *request.deadline) {
+    review::Decision d = review::Denied(
+        "deadline-exceeded",
+        "gpugate reached the quota charge after the API server's timeout for this review; "
+        "nothing was charged");
+    d.code = 504;
+    return d;
+  }
   auto reserved = ledger_->Reserve(pod, amounts, request.dryRun);
   if (!reserved) {
     // The charge could not be made durable: refusing is the only answer that keeps quota exact.

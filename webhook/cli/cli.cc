@@ -14,10 +14,13 @@ constexpr const char* kUsage = R"(gpugate: a Kubernetes admission webhook for GP
 
 Usage:
   gpugate serve [--config FILE] [--listen HOST:PORT] [--tls-cert FILE] [--tls-key FILE]
-                [--kubeconfig FILE]
-      Serve /validate, /mutate, /quota, /healthz, /readyz and /metrics over HTTPS.
+                [--tls-client-ca FILE] [--kubeconfig FILE] [--shutdown-delay SECONDS]
+      Serve /validate, /mutate, /quota, /healthz, /readyz and /metrics over HTTPS. On SIGTERM,
+      drain for --shutdown-delay seconds (default 0), then finish in-flight reviews and exit.
   gpugate certs --out DIR [--service NAME] [--namespace NS] [--days N] [--host H]...
-      Write ca.crt, tls.crt and tls.key for the webhook Service; print the caBundle.
+                [--client NAME]
+      Write ca.crt, tls.crt and tls.key for the webhook Service; print the caBundle. With
+      --client, also client.crt and client.key (CN=NAME, for client authentication).
   gpugate quota [--server URL] [--cacert FILE | --insecure-skip-tls-verify]
                 [--tls-server-name NAME] [-n|--namespace NS] [-o|--output table|json]
       Print the GPU quota usage of a running gpugate (GET /quota). Also installed as the

@@ -1,22 +1,28 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <ctime>
 #include <iostream>
 #include <thread>
 
 #include "admission/handler.h"
 #include "cli/cli.h"
 #include "cli/flags.h"
-#include "config/config.h"
 #include "cli/quota_backend.h"
+#include "config/config.h"
 #include "transport/log.h"
 #include "transport/server.h"
 
 namespace gpugate::cli {
 namespace {
 
-constexpr FlagSpec kServeFlags[] = {{"config"}, {"listen"}, {"tls-cert"}, {"tls-key"},
-                                    {"kubeconfig"}};
+constexpr FlagSpec kServeFlags[] = {{"config"},       {"listen"},     {"tls-cert"},
+                                    {"tls-key"},      {"kubeconfig"}, {"shutdown-delay"},
+                                    {"tls-client-ca"}};
 
 // The configuration: the file (or built-in defaults) with flags laid over it.
 Result<config::Config> LoadServeConfig(const Flags& flags) {
@@ -29,6 +35,16 @@ Result<config::Config> LoadServeConfig(const Flags& flags) {
   if (auto v = flags.Get("listen")) cfg.listen = *v;
   if (auto v = flags.Get("tls-cert")) cfg.tls.certFile = *v;
   if (auto v = flags.Get("tls-key")) cfg.tls.keyFile = *v;
+  if (auto v = flags.Get("tls-client-ca")) cfg.tls.clientCAFile = *v;
+  if (auto v = flags.Get("shutdown-delay")) {
+    int64_t seconds = -1;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
+    if (ec != std::errc() || end != v->data() + v->size() || seconds < 0 || seconds > 300) {
+      return Fail("--shutdown-delay: must be a number of seconds from 0 to 300, got \"" + *v +
+                  "\"");
+    }
+    cfg.shutdownDelaySeconds = seconds;
+  }
   if (auto v = flags.Get("kubeconfig")) {  // implies cluster mode
     cfg.cluster.enabled = true;
     cfg.cluster.kubeconfig = *v;
@@ -36,18 +52,36 @@ Result<config::Config> LoadServeConfig(const Flags& flags) {
   return cfg;
 }
 
-// Blocks SIGTERM and SIGINT in every thread (call before starting any), then waits for one on a
-// dedicated thread and stops the server, so shutdown never runs inside a signal handler.
-std::thread StopOnSignal(transport::Server& server) {
+// SIGTERM and SIGINT: RunServe blocks them before it starts any thread (the cluster ledger's
+// informers, the worker pool), so every thread inherits the mask and only StopOnSignal's takes
+// them; one thread left unblocked would die of the signal's default action, with the process.
+sigset_t StopSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return std::thread([set, &server] {
+  return set;
+}
+
+// Waits for SIGTERM or SIGINT on a dedicated thread and stops the server, so shutdown never runs
+// inside a signal handler. The stop is graceful: the server drains for `delay` (still answering,
+// not ready, asking callers to reconnect) while endpoints drop it, then stops accepting and
+// finishes what is in flight. A second signal cuts the delay short.
+std::thread StopOnSignal(transport::Server& server, std::chrono::seconds delay) {
+  sigset_t set = StopSignals();
+  return std::thread([set, &server, delay] {
     int sig = 0;
     sigwait(&set, &sig);
-    transport::LogLine("stopping").Str("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT").Info();
+    transport::LogLine("stopping")
+        .Str("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT")
+        .Int("delaySeconds", delay.count())
+        .Info();
+    server.BeginDrain();
+    if (delay.count() > 0) {
+      timespec wait{static_cast<time_t>(delay.count()), 0};
+      while (sigtimedwait(&set, nullptr, &wait) < 0 && errno == EINTR) {
+      }
+    }
     server.Stop();
   });
 }
@@ -60,6 +94,8 @@ int RunServe(const std::vector<std::string>& args) {
     std::cerr << "gpugate serve: " << flags.error().message << "\n";
     return 2;
   }
+  sigset_t stopSignals = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
   transport::InitJsonLogging();
   // A caller that hangs up mid-response must cost one failed write, not the process: OpenSSL
   // writes to the socket with write(2), which raises SIGPIPE on a closed connection.
@@ -83,8 +119,14 @@ int RunServe(const std::vector<std::string>& args) {
   }
   admission::Handler handler(cfg->policy, &(*quota)->accounting());
   transport::Server server(
-      {.listen = *listen, .certFile = cfg->tls.certFile, .keyFile = cfg->tls.keyFile}, handler);
-  std::thread signals = StopOnSignal(server);
+      {.listen = *listen,
+       .certFile = cfg->tls.certFile,
+       .keyFile = cfg->tls.keyFile,
+       .clientCaFile = cfg->tls.clientCAFile,
+       .openPaths = cfg->tls.openPaths,
+       .tlsReloadInterval = std::chrono::seconds(cfg->tls.reloadIntervalSeconds)},
+      handler);
+  std::thread signals = StopOnSignal(server, std::chrono::seconds(cfg->shutdownDelaySeconds));
   if (auto bound = server.Bind(); !bound) {
     transport::LogLine("cannot start").Str("error", bound.error().message).Error();
     signals.detach();

@@ -57,24 +57,19 @@ Status ReadListen(const Cursor& value, Config& out) {
   return {};
 }
 
-Status ReadPath(const Cursor& value, std::string& out) {
-  std::string path;
-  if (auto st = value.ReadString(path); !st) return st;
-  if (path.empty()) return value.Fail("must be a file path, got \"\"");
-  out = std::move(path);
+Status ReadShutdownDelay(const Cursor& value, Config& out) {
+  std::optional<int64_t> seconds = value.PlainInteger();
+  if (!seconds || *seconds < 0 || *seconds > 300) {
+    return value.FailExpected("a number of seconds from 0 to 300");
+  }
+  out.shutdownDelaySeconds = *seconds;
   return {};
 }
-
-constexpr Field<TlsConfig> kTlsFields[] = {
-    {"certFile", [](const Cursor& v, TlsConfig& t) { return ReadPath(v, t.certFile); }},
-    {"keyFile", [](const Cursor& v, TlsConfig& t) { return ReadPath(v, t.keyFile); }},
-};
-
-Status ReadTls(const Cursor& value, Config& out) { return ReadFields(value, kTlsFields, out.tls); }
 
 // The top-level keys, in the order messages list them.
 constexpr Field<Config> kTopLevelFields[] = {
     {"listen", ReadListen},
+    {"shutdownDelaySeconds", ReadShutdownDelay},
     {"tls", ReadTls},
     {"exemptNamespaces", ReadExemptNamespaces},
     {"resources", ReadResources},

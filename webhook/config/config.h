@@ -3,8 +3,10 @@
 // docs/configuration.md documents every key.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "policy/settings.h"
@@ -12,25 +14,35 @@
 
 namespace gpugate::config {
 
+// The serving pair, and who may call (docs/configuration.md, "tls"). The files are re-read every
+// reloadIntervalSeconds while serving, so a renewed Secret is served without a restart.
 struct TlsConfig {
   std::string certFile = "/etc/gpugate/tls/tls.crt";
   std::string keyFile = "/etc/gpugate/tls/tls.key";
+  // "" = callers need no certificate; else every path but the probes and openPaths answers only
+  // callers whose certificate chains to a CA in this file.
+  std::string clientCAFile;
+  std::vector<std::string> openPaths;  // "/metrics", "/quota": answered without a certificate
+  int64_t reloadIntervalSeconds = 10;
 };
 
 // Cluster mode: quota limits from ResourceQuota objects and charges shared by every replica
 // through GPUQuota objects in the Kubernetes API (docs/cluster.md).
 struct ClusterConfig {
   bool enabled = false;
-  std::string kubeconfig;  // "" = the pod's service account (in-cluster)
-  std::string context;     // "" = the kubeconfig's current-context
+  std::string kubeconfig;                // "" = the pod's service account (in-cluster)
+  std::string context;                   // "" = the kubeconfig's current-context
   int64_t reservationGraceSeconds = 60;  // how long a charge waits for its pod to appear
   int64_t reconcileIntervalSeconds = 5;  // how often charges are checked against the pods
 };
 
 struct Config {
   std::string listen = "0.0.0.0:8443";  // HOST:PORT; port 0 picks a free port
+  // On SIGTERM, how long to keep serving (not ready, answers saying Connection: close) before
+  // closing the listener, so endpoints drop this instance first (docs/reliability.md).
+  int64_t shutdownDelaySeconds = 0;
   TlsConfig tls;
-  policy::Settings policy;   // resources, exemptNamespaces, mutation.*, security.*
+  policy::Settings policy;  // resources, exemptNamespaces, mutation.*, security.*
   ClusterConfig cluster;
   quota::QuotaConfig quota;  // quota.*: limits per namespace, weighted figures, the journal
 };

@@ -35,11 +35,20 @@ TEST(ParseConfig, DocumentErrors) {
       {"listen: \"0.0.0.0:1\"\n---\nlisten: \"0.0.0.0:2\"\n",
        "gpugate.yaml:3: only one YAML document is allowed"},
       {"quotas: {}\n",
-       "gpugate.yaml:1: quotas: unknown key (known: listen, tls, exemptNamespaces, resources, "
-       "mutation, security, cluster, quota)"},
+       "gpugate.yaml:1: quotas: unknown key (known: listen, shutdownDelaySeconds, tls, "
+       "exemptNamespaces, resources, mutation, security, cluster, quota)"},
       {"listen: \"0.0.0.0:1\"\nListen: \"0.0.0.0:2\"\n",
-       "gpugate.yaml:2: Listen: unknown key (known: listen, tls, exemptNamespaces, resources, "
-       "mutation, security, cluster, quota)"},
+       "gpugate.yaml:2: Listen: unknown key (known: listen, shutdownDelaySeconds, tls, "
+       "exemptNamespaces, resources, mutation, security, cluster, quota)"},
+      {"shutdownDelaySeconds: -1\n",
+       "gpugate.yaml:1: shutdownDelaySeconds: must be a number of seconds from 0 to 300, got "
+       "\"-1\""},
+      {"shutdownDelaySeconds: 301\n",
+       "gpugate.yaml:1: shutdownDelaySeconds: must be a number of seconds from 0 to 300, got "
+       "\"301\""},
+      {"shutdownDelaySeconds: 5s\n",
+       "gpugate.yaml:1: shutdownDelaySeconds: must be a number of seconds from 0 to 300, got "
+       "\"5s\""},
       {"security: {}\nlisten: \"0.0.0.0:1\"\nsecurity: {}\n",
        "gpugate.yaml:3: security: duplicate key (first at line 1)"},
       {"? [a]\n: 1\n", "gpugate.yaml:1: keys must be strings, got a list"},
@@ -76,7 +85,28 @@ TEST(ParseConfig, ListenAndTlsErrors) {
       {"tls:\n\nlisten: \"0.0.0.0:1\"\n", "gpugate.yaml:1: tls: must be a map, got null"},
       {"tls:\n  certFile: \"\"\n", "gpugate.yaml:2: tls.certFile: must be a file path, got \"\""},
       {"tls:\n  keyfile: /k\n",
-       "gpugate.yaml:2: tls.keyfile: unknown key (known: certFile, keyFile)"},
+       "gpugate.yaml:2: tls.keyfile: unknown key (known: certFile, keyFile, clientCAFile, "
+       "openPaths, reloadIntervalSeconds)"},
+      {"tls: {clientCAFile: [a]}\n",
+       "gpugate.yaml:1: tls.clientCAFile: must be a string, got a list"},
+      {"tls:\n  openPaths: /metrics\n",
+       "gpugate.yaml:2: tls.openPaths: must be a list, got \"/metrics\""},
+      {"tls:\n  openPaths:\n    - /metrics\n    - /validate\n",
+       "gpugate.yaml:4: tls.openPaths[1]: must be /metrics or /quota (/healthz and /readyz are "
+       "always open, /validate and /mutate never), got \"/validate\""},
+      {"tls: {openPaths: [metrics]}\n",
+       "gpugate.yaml:1: tls.openPaths[0]: must be /metrics or /quota (/healthz and /readyz are "
+       "always open, /validate and /mutate never), got \"metrics\""},
+      {"tls: {openPaths: [/quota, /metrics, /quota]}\n",
+       "gpugate.yaml:1: tls.openPaths[2]: \"/quota\" is already listed at tls.openPaths[0]"},
+      {"tls: {reloadIntervalSeconds: 0}\n",
+       "gpugate.yaml:1: tls.reloadIntervalSeconds: must be a positive integer, got \"0\""},
+      {"tls: {reloadIntervalSeconds: 3601}\n",
+       "gpugate.yaml:1: tls.reloadIntervalSeconds: must be a number of seconds from 1 to 3600, "
+       "got \"3601\""},
+      {"tls: {reloadIntervalSeconds: \"10\"}\n",
+       "gpugate.yaml:1: tls.reloadIntervalSeconds: must be a positive integer, got \"10\" (a "
+       "quoted string)"},
   });
 }
 

@@ -9,6 +9,9 @@
 
 namespace gpugate::config {
 
+// config_tls.cc: the tls section.
+Status ReadTls(const Cursor& value, Config& out);
+
 // config_policy.cc: the keys that fill policy::Settings.
 Status ReadExemptNamespaces(const Cursor& value, Config& out);
 Status ReadResources(const Cursor& value, Config& out);

@@ -9,7 +9,9 @@
 // nothing in AdmissionRequest points into the body or the parser.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -47,6 +49,9 @@ struct AdmissionRequest {
   ObjectMeta objectMeta;      // request.object.metadata
   ObjectMeta oldObjectMeta;   // request.oldObject.metadata (DELETE and UPDATE)
   std::string phase;          // request.object.status.phase, for Pods
+  // When the caller stops waiting for the answer (the API server's ?timeout=); not part of the
+  // body: the transport sets it. Unset: no deadline known.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
 };

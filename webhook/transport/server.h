@@ -4,14 +4,18 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "admission/handler.h"
 #include "common/host_port.h"
 #include "common/result.h"
+#include "transport/client_auth.h"
 #include "transport/metrics.h"
 #include "transport/open_connections.h"
+#include "transport/tls_reloader.h"
 #include "transport/tuning.h"
 #include "transport/worker_pool.h"
 
@@ -25,6 +29,9 @@ struct ServerOptions {
   HostPort listen{"0.0.0.0", 8443};
   std::string certFile;
   std::string keyFile;
+  std::string clientCaFile;            // "" = callers need no certificate (client_auth.h)
+  std::vector<std::string> openPaths;  // with clientCaFile: paths answered without one too
+  std::chrono::milliseconds tlsReloadInterval = std::chrono::seconds(10);  // tls_reloader.h
   Tuning tuning;  // keep-alive, timeouts, body cap, workers (transport/tuning.h)
 };
 
@@ -33,12 +40,19 @@ class Server {
   Server(ServerOptions options, const admission::Handler& handler);
   ~Server();
 
-  // Loads the certificate and key and binds the listening socket. Errors name the file or address.
+  // Loads the certificate and key (and client CA), binds the listening socket and starts
+  // watching the TLS files for changes. Errors name the file or address.
   Status Bind();
   int port() const { return port_; }
   // Serves until Stop(); returns after in-flight requests finish.
   void Run();
-  // Thread-safe; may be called from a signal-handling thread.
+  // The first step of a graceful stop, while load balancers take this instance out: /readyz
+  // answers 503 and every answer carries `Connection: close`, so callers move their kept-alive
+  // connections elsewhere, but reviews are still served and the listener stays open. Stop()
+  // follows. Thread-safe.
+  void BeginDrain();
+  // Closes the listener, ends idle connections and returns from Run() once in-flight requests
+  // are answered. Thread-safe; may be called from a signal-handling thread.
   void Stop();
 
   Metrics& metrics() { return metrics_; }
@@ -50,11 +64,13 @@ class Server {
   ServerOptions options_;
   const admission::Handler& handler_;
   Metrics metrics_;
-  OpenConnections connections_;  // http_'s TLS connections, ended by Stop; outlives http_
+  OpenConnections connections_;       // http_'s TLS connections, ended by Stop; outlives http_
+  std::unique_ptr<TlsReloader> tls_;  // http_'s certificates, set by Bind; outlives http_
+  std::unique_ptr<ClientAuth> clientAuth_;  // set by Bind; outlives http_
   std::unique_ptr<httplib::SSLServer> http_;
   std::shared_ptr<WorkerPool> workers_;  // serves http_'s connections; set by Bind
-  std::string tlsError_;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> draining_{false};  // BeginDrain or Stop was called
   // Stop() may come before Run() has entered httplib's accept loop (a signal right after start);
   // httplib's own stop() is a no-op then, so Run() checks this flag once the loop is running.
   std::atomic<bool> stopRequested_{false};

@@ -10,9 +10,14 @@
 
 namespace gpugate::transport {
 
-// TLS 1.2 and up, no renegotiation, server cipher preference, record buffers released while a
-// connection idles, and the certificate chain and key from PEM files. Errors name the file
-// ("tls.certFile /x: ...") as start-up reports them.
+// TLS 1.2 and up, no renegotiation, server cipher preference, and record buffers released while
+// a connection idles. No certificate: the webhook installs its pair at each handshake
+// (transport/tls_reloader.h), so that a renewed pair is served without a restart.
+void ConfigureServerProtocol(SSL_CTX& ctx);
+
+// ConfigureServerProtocol, then the certificate chain and key from PEM files, fixed for the
+// context's life (the benchmarks' floor server). Errors name the file ("tls.certFile /x: ...")
+// as start-up reports them.
 Status ConfigureServerTls(SSL_CTX& ctx, const std::string& certFile, const std::string& keyFile);
 
 }  // namespace gpugate::transport

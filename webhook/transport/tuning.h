@@ -29,6 +29,11 @@ struct Tuning {
   // peer to take response bytes. At least the webhooks' timeoutSeconds (5 s in our manifests).
   std::chrono::seconds readTimeout{10};
   std::chrono::seconds writeTimeout{10};
+  // The read timeout bounds each wait, so a peer sending a byte every few seconds never meets it.
+  // These bound a TLS handshake as a whole, and a request's headers from its first byte; the
+  // server's connection watchdog enforces them (open_connections.h), not ApplyTuning.
+  std::chrono::seconds handshakeTimeout{10};
+  std::chrono::seconds headerTimeout{10};
   // An AdmissionReview carries the object and, on UPDATE, the old object; etcd caps an object at
   // 1.5 MiB, so 8 MiB admits every real review and refuses anything absurd before parsing (413).
   size_t maxBodyBytes = 8 << 20;

@@ -1,0 +1,58 @@
+// Who may call which path when gpugate asks callers for a certificate (tls.clientCAFile). The
+// probes answer anyone, since the kubelet presents no certificate. Every other path (the
+// admission routes, /quota, /metrics, and paths that do not exist) answers only a caller whose
+// certificate verified against the client CA, except the paths the operator lists in
+// tls.openPaths (/metrics and /quota may be). docs/decisions.md, "Certificate rotation and
+// mutual TLS", says why.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "transport/metrics.h"
+
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace gpugate::transport {
+
+struct ClientAuthPolicy {
+  bool required = false;               // tls.clientCAFile is set
+  std::vector<std::string> openPaths;  // answered without a certificate as well
+};
+
+// Thread-safe.
+class ClientAuth {
+ public:
+  explicit ClientAuth(ClientAuthPolicy policy) : policy_(std::move(policy)) {}
+
+  // When certificates are required and the caller may not use the request's path, answers 403
+  // with the reason as plain text and `Connection: close`, and returns true. Meant for the
+  // server's pre-routing handler, which runs before the body is read. `metrics` counts refusals
+  // on /validate and /mutate with their other answers.
+  bool Refuse(const httplib::Request& req, httplib::Response& res, Metrics& metrics);
+
+  // Why the caller on the connection `ssl` may not use `path`, or "" when it may.
+  std::string Refusal(std::string_view path, const SSL* ssl) const;
+
+  // gpugate_tls_client_refused_total{route,reason}; nothing when certificates are not required.
+  std::string RenderMetrics() const;
+
+ private:
+  bool IsOpen(std::string_view path) const;
+
+  const ClientAuthPolicy policy_;
+  mutable std::mutex mu_;
+  std::map<std::pair<std::string, std::string>, uint64_t> refused_;  // guarded by mu_
+};
+
+}  // namespace gpugate::transport

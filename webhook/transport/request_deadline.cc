@@ -1,0 +1,75 @@
+#include "transport/request_deadline.h"
+
+#include <array>
+#include <string>
+
+namespace gpugate::transport {
+namespace {
+
+struct Unit {
+  std::string_view name;
+  double micros;
+};
+
+// Longest names first, so "ms" is not read as "m" followed by "s".
+constexpr std::array<Unit, 8> kUnits{{{"ns", 1e-3},
+                                      {"us", 1},
+                                      {"\xc2\xb5s", 1},  // µs, as Go writes it
+                                      {"ms", 1e3},
+                                      {"s", 1e6},
+                                      {"m", 60e6},
+                                      {"h", 3600e6},
+                                      {"\xce\xbcs", 1}}};  // μs (Greek mu), which Go also reads
+
+constexpr double kMaxMicros = 24 * 3600e6;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+Result<std::chrono::microseconds> ParseGoDuration(std::string_view text) {
+  auto bad = [&](std::string_view why) {
+    return Fail("timeout " + std::string(text.substr(0, 64)) + ": " + std::string(why));
+  };
+  if (text.empty()) return bad("empty");
+  if (text == "0") return std::chrono::microseconds(0);
+  if (text.front() == '-') return bad("negative");
+  if (text.front() == '+') text.remove_prefix(1);
+  double total = 0;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    // A number: digits, optionally a fraction.
+    size_t i = 0;
+    double whole = 0;
+    bool digits = false;
+    while (i < rest.size() && IsDigit(rest[i])) {
+      whole = whole * 10 + (rest[i] - '0');
+      digits = true;
+      ++i;
+    }
+    if (i < rest.size() && rest[i] == '.') {
+      ++i;
+      double scale = 0.1;
+      while (i < rest.size() && IsDigit(rest[i])) {
+        whole += (rest[i] - '0') * scale;
+        scale /= 10;
+        digits = true;
+        ++i;
+      }
+    }
+    if (!digits) return bad("expected a number, e.g. 5s");
+    if (whole > kMaxMicros) return bad("too long");
+    rest.remove_prefix(i);
+    const Unit* unit = nullptr;
+    for (const Unit& u : kUnits) {
+      if (rest.starts_with(u.name) && (!unit || u.name.size() > unit->name.size())) unit = &u;
+    }
+    if (!unit) return bad("missing or unknown unit (ns, us, ms, s, m, h)");
+    rest.remove_prefix(unit->name.size());
+    total += whole * unit->micros;
+    if (total > kMaxMicros) return bad("longer than a day");
+  }
+  return std::chrono::microseconds(static_cast<int64_t>(total));
+}
+
+}  // namespace gpugate::transport

@@ -1,0 +1,96 @@
+// Serves whatever the TLS files hold now, without a restart: cert-manager renewing the Secret,
+// or an operator replacing it, changes the pair new connections get within one poll interval,
+// and connections already open keep the pair they started with.
+//
+// The current material sits in atomically swapped shared pointers. A certificate callback
+// installs it in each handshake (SSL_CTX_set_cert_cb), so one SSL_CTX serves every pair;
+// cpp-httplib keeps its context for the server's life. A thread re-reads the files every
+// interval and compares their contents: the kubelet updates a mounted Secret by swapping a
+// symlink to a new directory (`..data`), which inotify on the file itself never sees, and
+// reading through the path's symlinks sees any way of replacing a file. A changed set that does
+// not load (unreadable, not PEM, a key that does not match) is rejected: the previous material
+// stays in service, the rejection is logged as a warning and counted, and the set is tried again
+// when its contents change again. docs/decisions.md ("Certificate rotation and mutual TLS").
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/result.h"
+#include "transport/tls_files.h"
+
+namespace gpugate::transport {
+
+struct TlsFiles {
+  std::string certFile;
+  std::string keyFile;
+  std::string clientCaFile;  // "" = callers are not asked for a certificate
+  std::chrono::milliseconds reloadInterval = std::chrono::seconds(10);
+};
+
+// Thread-safe: handshakes read the current material on any thread while one thread polls.
+class TlsReloader {
+ public:
+  // Reads and checks every file once. Errors name the file as start-up reports them.
+  static Result<std::unique_ptr<TlsReloader>> Load(TlsFiles files);
+  ~TlsReloader();  // stops polling
+  TlsReloader(const TlsReloader&) = delete;
+  TlsReloader& operator=(const TlsReloader&) = delete;
+
+  // Sets up `ctx`: ConfigureServerProtocol (tls_context.h), the certificate callback, and with a
+  // client CA, a certificate request in every handshake. The handshake completes whether or not
+  // the caller's certificate verifies; the result stays on the connection for the route guard
+  // (client_auth.h). `ctx` keeps a pointer to this object, which must outlive it.
+  void Install(SSL_CTX& ctx);
+
+  // Calls Poll every reloadInterval on a thread of its own, until destruction. Once only.
+  void StartPolling();
+  // Reads the files once and takes any set whose contents changed and loads.
+  void Poll();
+
+  bool requestsClientCertificates() const { return !files_.clientCaFile.empty(); }
+  std::shared_ptr<const ServingPair> servingPair() const { return serving_.load(); }
+
+  // gpugate_tls_reload_total{files,result}, gpugate_tls_files_rejected{files} and
+  // gpugate_tls_certificate_not_after_seconds{files}, files being "serving" or "client_ca".
+  std::string RenderMetrics() const;
+
+ private:
+  // What polling knows of one set of files.
+  struct Watch {
+    std::string digest;  // of the contents last seen, loaded or rejected
+    bool rejected = false;
+    uint64_t loaded = 0;  // changes taken into service since start-up
+    uint64_t errors = 0;  // changes rejected
+  };
+
+  explicit TlsReloader(TlsFiles files) : files_(std::move(files)) {}
+  void PollServing();
+  void PollClientCa();
+  // Records the outcome of a change to `watch`'s files (under mu_) and logs it.
+  void Record(Watch& watch, const char* label, const Status& outcome, const std::string& detail);
+  static int OnHandshake(SSL* ssl, void* self);
+
+  const TlsFiles files_;
+  std::atomic<std::shared_ptr<const ServingPair>> serving_;
+  std::atomic<std::shared_ptr<const ClientCa>> clientCa_;  // null without clientCaFile
+
+  mutable std::mutex mu_;
+  Watch servingWatch_;   // guarded by mu_
+  Watch clientCaWatch_;  // guarded by mu_
+
+  std::mutex stopMu_;
+  std::condition_variable stopCv_;
+  bool stopping_ = false;  // guarded by stopMu_
+  std::thread poller_;
+};
+
+}  // namespace gpugate::transport
