@@ -44,7 +44,8 @@ class Cluster {
     int port = api_->Start();
     dir_.Write("kubeconfig",
                "apiVersion: v1\nkind: Config\nclusters:\n- name: standin\n  cluster:\n"
-               "    server: https://127.0.0.1:" + std::to_string(port) + "\n" +
+               "    server: https://127.0.0.1:" +
+                   std::to_string(port) + "\n" +
                    "    certificate-authority: " + dir_.File("ca.crt") + "\n" +
                    "users:\n- name: gpugate\n  user:\n    token: stand-in-token\n"
                    "contexts:\n- name: standin\n  context: {cluster: standin, user: gpugate}\n"
@@ -76,9 +77,9 @@ class Cluster {
     std::string config = ReadFile(dir_.File("kubeconfig"));
     config.replace(config.find("stand-in-token"), 14, "wrong-token");
     dir_.Write("bad-kubeconfig", config);
-    dir_.Write("bad.yaml", "cluster:\n  enabled: true\n  kubeconfig: " +
-                               dir_.File("bad-kubeconfig") + "\nquota:\n  namespaces:\n" +
-                               "    team-a: {nvidia.com/gpu: 4}\n");
+    dir_.Write("bad.yaml",
+               "cluster:\n  enabled: true\n  kubeconfig: " + dir_.File("bad-kubeconfig") +
+                   "\nquota:\n  namespaces:\n" + "    team-a: {nvidia.com/gpu: 4}\n");
     replicas_.push_back(std::make_unique<GpugateServer>(
         std::vector<std::string>{"--config", dir_.File("bad.yaml")}));
     return *replicas_.back();
@@ -168,8 +169,8 @@ TEST(ClusterMode, ThreeReplicasAdmitExactlyTheLimit) {
 TEST(ClusterMode, SucceededPodFreesItsChargeWithoutAWebhookCall) {
   Cluster cluster(2);
   GpugateServer& replica = cluster.AddReplica();
-  auto res = replica.Client()->Post("/validate", Create("job-1", "uid-job-1").dump(),
-                                    "application/json");
+  auto res =
+      replica.Client()->Post("/validate", Create("job-1", "uid-job-1").dump(), "application/json");
   ASSERT_TRUE(res && json::parse(res->body)["response"]["allowed"].get<bool>());
   cluster.StorePod("job-1", "uid-job-1");
   ASSERT_TRUE(Eventually([&] { return Used(replica) == 1; }));
@@ -217,8 +218,8 @@ TEST(ClusterMode, BeforeTheFirstSyncLimitedNamespacesFailClosed) {
   auto ready = replica.Client()->Get("/readyz");
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 503);
-  auto res = replica.Client()->Post("/validate", Create("early", "uid-early").dump(),
-                                    "application/json");
+  auto res =
+      replica.Client()->Post("/validate", Create("early", "uid-early").dump(), "application/json");
   ASSERT_TRUE(res && res->status == 200);
   json response = json::parse(res->body)["response"];
   EXPECT_FALSE(response["allowed"].get<bool>());
@@ -238,12 +239,13 @@ TEST(ClusterMode, QuotaCommandReadsTheClusterDirectly) {
   Cluster cluster(10);
   cluster.AddReplica();
   ASSERT_EQ(Burst(cluster, "cli-"), 10);
-  Exit json = RunGpugate({"quota", "--kubeconfig", cluster.kubeconfig(), "-n", "team-a", "-o",
-                          "json"});
+  Exit json =
+      RunGpugate({"quota", "--kubeconfig", cluster.kubeconfig(), "-n", "team-a", "-o", "json"});
   ASSERT_EQ(json.code, 0) << json.output;
-  EXPECT_EQ(json.output,
-            R"({"namespaces":[{"namespace":"team-a","resources":{"nvidia.com/gpu":{"used":10,"hard":10}}}]})"
-            "\n");
+  EXPECT_EQ(
+      json.output,
+      R"({"namespaces":[{"namespace":"team-a","resources":{"nvidia.com/gpu":{"used":10,"hard":10}}}]})"
+      "\n");
   Exit table = RunGpugate({"quota", "--kubeconfig", cluster.kubeconfig()});
   ASSERT_EQ(table.code, 0) << table.output;
   EXPECT_NE(table.output.find("team-a"), std::string::npos) << table.output;
@@ -268,6 +270,15 @@ TEST(ClusterMode, KilledReplicaRestartsIntoTheSameLedger) {
                                       "application/json");
   ASSERT_TRUE(res);
   EXPECT_FALSE(json::parse(res->body)["response"]["allowed"].get<bool>());
+}
+
+// The cluster ledger starts its watch threads before the server does; SIGTERM must still reach
+// the graceful stop, not kill the process through one of them.
+TEST(ClusterMode, SigtermStopsAReplicaCleanly) {
+  Cluster cluster(10);
+  GpugateServer& replica = cluster.AddReplica();
+  EXPECT_EQ(replica.Stop(), 0) << replica.Logs();
+  EXPECT_NE(replica.Logs().find("\"msg\":\"stopped\""), std::string::npos) << replica.Logs();
 }
 
 }  // namespace

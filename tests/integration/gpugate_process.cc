@@ -50,6 +50,23 @@ int WaitExit(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Under `make test-sanitize` a sanitizer report in a gpugate child aborts it (the options in
+// tests/CMakeLists.txt), which a test sees only if it checks that child's exit. Every report ends
+// with a SUMMARY line, so any output holding one fails the current test, with the report shown.
+void ExpectNoSanitizerReport(const std::string& output) {
+  for (const char* summary :
+       {"SUMMARY: AddressSanitizer:", "SUMMARY: LeakSanitizer:",
+        "SUMMARY: UndefinedBehaviorSanitizer:", "SUMMARY: ThreadSanitizer:"}) {
+    size_t at = output.find(summary);
+    if (at == std::string::npos) continue;
+    size_t end = output.find('\n', at);
+    size_t begin = at > 16384 ? at - 16384 : 0;
+    ADD_FAILURE() << "a sanitizer reported an error in gpugate:\n"
+                  << output.substr(begin, end == std::string::npos ? end : end - begin);
+    return;
+  }
+}
+
 }  // namespace
 
 TempDir::TempDir() {
@@ -85,6 +102,7 @@ Exit RunProgram(const std::string& program, const std::vector<std::string>& args
   while ((n = read(fd, buf, sizeof buf)) > 0) result.output.append(buf, n);
   close(fd);
   result.code = WaitExit(pid);
+  ExpectNoSanitizerReport(result.output);
   return result;
 }
 
@@ -123,8 +141,14 @@ GpugateServer::GpugateServer(std::vector<std::string> extraArgs) {
 }
 
 GpugateServer::~GpugateServer() {
-  if (pid_ > 0) Stop();
+  // A server the test left running must still stop cleanly; killed or stopped servers were
+  // reaped already and their exit status was the test's to check.
+  int code = pid_ > 0 ? Stop() : 0;
   if (drain_.joinable()) drain_.join();
+  std::string logs = Logs();
+  EXPECT_EQ(code, 0) << "gpugate serve did not exit cleanly on SIGTERM; its output ends:\n"
+                     << logs.substr(logs.size() > 4096 ? logs.size() - 4096 : 0);
+  ExpectNoSanitizerReport(logs);
 }
 
 bool GpugateServer::WaitForLog(const std::string& needle, std::chrono::milliseconds timeout) {
@@ -155,9 +179,15 @@ void GpugateServer::Kill() {
   pid_ = -1;
 }
 
+void GpugateServer::Terminate() {
+  if (pid_ <= 0 || terminated_) return;
+  kill(pid_, SIGTERM);
+  terminated_ = true;
+}
+
 int GpugateServer::Stop() {
   if (pid_ <= 0) return -1;
-  kill(pid_, SIGTERM);
+  if (!terminated_) kill(pid_, SIGTERM);
   int code = WaitExit(pid_);
   pid_ = -1;
   return code;

@@ -54,6 +54,9 @@ class GpugateServer {
   std::unique_ptr<httplib::SSLClient> Client() const;
   // Sends SIGTERM and waits; returns the exit status.
   int Stop();
+  // Sends SIGTERM without waiting; Stop() then only waits for the exit (a second SIGTERM would
+  // cut a graceful drain short).
+  void Terminate();
   // Sends SIGKILL (no chance to flush or clean up) and waits.
   void Kill();
   // Everything the server wrote to stdout and stderr so far (JSON log lines).
@@ -65,6 +68,7 @@ class GpugateServer {
   TempDir dir_;
   std::string caFile_;
   pid_t pid_ = -1;
+  bool terminated_ = false;  // SIGTERM sent by Terminate()
   int port_ = 0;
   // A thread drains the child's output so a chatty server never blocks on a full pipe.
   std::thread drain_;

@@ -1,0 +1,230 @@
+// Connection abuse against the real `gpugate serve` over real TLS: hundreds of idle TCP
+// connections, half-sent ClientHellos and slow header senders must not keep a real caller
+// waiting, and each is closed once its handshake or headers take longer than the server allows
+// (transport/open_connections.h: 10 s each by default). connections_test.cc covers honest
+// kept-alive connections; docs/reliability.md ("Connection abuse") has the results.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpugate_process.h"
+#include "raw_connection.h"
+#include "review_builder.h"
+
+namespace gpugate::testing {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+using Connections = std::vector<std::unique_ptr<RawConnection>>;
+
+// A slow header sender never finishes its headers: this is all it ever sends, a byte at a time.
+const std::string kSlowHeaders =
+    "POST /validate HTTP/1.1\r\nHost: gpugate\r\nContent-Type: application/json\r\nX-Slow: " +
+    std::string(4096, 's');
+
+// `n` TCP connections that send nothing at all.
+Connections Idle(int port, int n) {
+  Connections out;
+  for (int i = 0; i < n; ++i) out.push_back(std::make_unique<RawConnection>(port));
+  return out;
+}
+
+// `n` connections that send the first three bytes of a TLS record header and stop.
+Connections HalfHandshakes(int port, int n) {
+  Connections out = Idle(port, n);
+  for (auto& c : out) EXPECT_TRUE(c->Send("\x16\x03\x01"));
+  return out;
+}
+
+// `n` connections with a finished TLS handshake, not yet sending.
+Connections Handshaken(int port, int n) {
+  Connections out = Idle(port, n);
+  for (auto& c : out) EXPECT_TRUE(c->StartTls(5s));
+  return out;
+}
+
+// The ClientHello an OpenSSL client opens a handshake with.
+std::string ClientHello() {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL* ssl = SSL_new(ctx);
+  BIO* out = BIO_new(BIO_s_mem());
+  SSL_set_bio(ssl, BIO_new(BIO_s_mem()), out);
+  SSL_connect(ssl);  // writes the ClientHello, then wants the server's answer
+  char* data = nullptr;
+  std::string hello(data, static_cast<size_t>(BIO_get_mem_data(out, &data)));
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  return hello;
+}
+
+// Sends `text` one byte every 500 ms on each connection, from its own thread, until stopped
+// (never all of it); counts writes that failed (the server closed the connection).
+class SlowSender {
+ public:
+  SlowSender(Connections& conns, std::string text)
+      : conns_(conns), text_(std::move(text)), thread_([this] { Run(); }) {}
+  ~SlowSender() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  int bytesSent() const { return sent_; }
+  int failedWrites() const { return failed_; }
+  int writes() const { return sent_ + failed_; }
+
+ private:
+  void Run() {
+    std::unique_lock lock(mu_);
+    for (size_t at = 0; !wake_.wait_for(lock, 500ms, [this] { return stop_; }); ++at) {
+      for (auto& c : conns_) {
+        if (c->Send(text_.substr(at % text_.size(), 1))) {
+          ++sent_;
+        } else {
+          ++failed_;
+        }
+      }
+    }
+  }
+
+  Connections& conns_;
+  const std::string text_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;  // guarded by mu_
+  std::atomic<int> sent_{0};
+  std::atomic<int> failed_{0};
+  std::thread thread_;  // last: starts once everything above exists
+};
+
+int CountClosed(const Connections& conns) {
+  int closed = 0;
+  for (const auto& c : conns) closed += c->PeerClosed() ? 1 : 0;
+  return closed;
+}
+
+const std::string& ValidReview() {
+  static const std::string review =
+      MakeReview(GpuPod("real", json::array({json{{"nvidia.com/gpu", "1"}}}))).dump();
+  return review;
+}
+
+// The value of a Prometheus sample (name with labels), or -1.
+double Sample(const std::string& text, const std::string& name) {
+  size_t at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+}
+
+TEST(ConnectionAbuse, ARealCallerIsAnsweredWhileAbusersHoldConnections) {
+  GpugateServer server;
+  const auto opened = Clock::now();
+  Connections idle = Idle(server.port(), 200);
+  Connections half = HalfHandshakes(server.port(), 100);
+  Connections slow = Handshaken(server.port(), 50);
+  SlowSender sender(slow, kSlowHeaders);
+  for (const Connections* group : {&idle, &half, &slow}) {
+    for (const auto& c : *group) ASSERT_TRUE(c->ok());
+  }
+  while (sender.writes() < 100) std::this_thread::sleep_for(50ms);  // each slow one has begun
+
+  // A fresh TLS connection with a review, bounded well under the abusers' 10 s deadlines: an
+  // answer within it did not wait for any of them to be closed.
+  auto client = server.Client();
+  client->set_connection_timeout(5, 0);
+  client->set_read_timeout(5, 0);
+  const auto asked = Clock::now();
+  auto res = client->Post("/validate", ValidReview(), "application/json");
+  const auto answered = Clock::now();
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  json review = json::parse(res->body);
+  EXPECT_TRUE(review["response"]["allowed"].get<bool>()) << res->body;
+  EXPECT_EQ(review["response"]["uid"], "3f4c2a1e-0000-4000-8000-000000000001");
+  std::printf(
+      "connection abuse: real caller answered in %.1f ms with 350 abusive connections "
+      "open (opened %.0f ms before)\n",
+      std::chrono::duration<double, std::milli>(answered - asked).count(),
+      std::chrono::duration<double, std::milli>(asked - opened).count());
+
+  // Every abuser is still connected: the answer did not come from their being cut off.
+  EXPECT_EQ(CountClosed(idle), 0);
+  EXPECT_EQ(CountClosed(half), 0);
+  EXPECT_EQ(CountClosed(slow), 0);
+  const int sentBefore = sender.writes();
+  while (sender.writes() < sentBefore + 50) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(sender.failedWrites(), 0);
+  EXPECT_LT(answered - opened, 9s) << "the check above raced the abusers' deadlines";
+}
+
+TEST(ConnectionAbuse, StalledHandshakesAndSlowHeadersAreClosed) {
+  GpugateServer server;
+  // An honest connection that made a request and now idles between requests must be left alone:
+  // the deadlines cover a handshake and a request's headers, not keep-alive idling (120 s).
+  RawConnection honest(server.port());
+  ASSERT_TRUE(honest.StartTls(5s));
+  const std::string request =
+      "POST /validate HTTP/1.1\r\nHost: gpugate\r\nContent-Type: "
+      "application/json\r\nContent-Length: " +
+      std::to_string(ValidReview().size()) + "\r\n\r\n" + ValidReview();
+  ASSERT_TRUE(honest.Send(request));
+  ASSERT_EQ(StatusOf(honest.ReadResponse(5s)), 200);
+
+  const auto opened = Clock::now();
+  Connections idle = Idle(server.port(), 5);
+  Connections half = HalfHandshakes(server.port(), 5);
+  Connections slowHello = Idle(server.port(), 5);
+  Connections slow = Handshaken(server.port(), 5);
+  SlowSender helloSender(slowHello, ClientHello());
+  SlowSender sender(slow, kSlowHeaders);
+
+  // The server's deadlines are 10 s; give it 15.
+  const auto deadline = opened + 15s;
+  while (Clock::now() < deadline) {
+    int closed = CountClosed(idle) + CountClosed(half) + CountClosed(slowHello) + CountClosed(slow);
+    if (closed == 20) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - opened).count();
+  EXPECT_EQ(CountClosed(idle), 5) << "idle TCP connections still open after " << seconds << " s";
+  EXPECT_EQ(CountClosed(half), 5) << "half handshakes still open after " << seconds << " s";
+  EXPECT_EQ(CountClosed(slowHello), 5) << "slow ClientHellos still open after " << seconds << " s, "
+                                       << helloSender.bytesSent() << " bytes sent";
+  EXPECT_EQ(CountClosed(slow), 5) << "slow header senders still open after " << seconds << " s, "
+                                  << sender.bytesSent() << " bytes sent";
+  std::printf("connection abuse: stalled handshakes and slow headers closed after %.1f s\n",
+              seconds);
+
+  // The honest connection is still open and still served.
+  EXPECT_FALSE(honest.PeerClosed());
+  ASSERT_TRUE(honest.Send(request));
+  EXPECT_EQ(StatusOf(honest.ReadResponse(5s)), 200);
+
+  auto metrics = server.Client()->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  // The slow ClientHellos; the idle and half-sent ones too when the watchdog looked before
+  // httplib's own 10 s read timeout ended them.
+  EXPECT_GE(Sample(metrics->body, "gpugate_http_connections_timed_out_total{phase=\"handshake\"}"),
+            5)
+      << metrics->body;
+  EXPECT_EQ(Sample(metrics->body, "gpugate_http_connections_timed_out_total{phase=\"headers\"}"), 5)
+      << metrics->body;
+}
+
+}  // namespace
+}  // namespace gpugate::testing
