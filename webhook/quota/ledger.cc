@@ -1,6 +1,7 @@
 #include "quota/ledger.h"
 
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 #include "quota/limit_check.h"
@@ -62,6 +63,22 @@ struct Ledger::Impl {
     for (const Entry& e : it->second) AddToTotals(e.pod.ns, e.amounts, -1);
     liveCharges -= it->second.size();
     charges.erase(it);
+  }
+
+  // A resource whose namespace total `amounts` would take past int64, or "". Pod charges
+  // saturate at int64's maximum, and a total that wrapped would be wrong for every later check and
+  // release, so such a charge is refused even where no limit applies.
+  std::string Overflowing(const std::string& ns, const Amounts& amounts) const {
+    auto state = namespaces.find(ns);
+    if (state == namespaces.end()) return "";
+    for (const auto& [resource, milli] : amounts) {
+      auto used = state->second.used.find(resource);
+      int64_t total = 0;
+      if (used != state->second.used.end() && __builtin_add_overflow(used->second, milli, &total)) {
+        return resource;
+      }
+    }
+    return "";
   }
 
   // Kubernetes' denial message for the resources that would go over, or "" when all fit.
@@ -149,6 +166,10 @@ Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts,
   }
   std::string excess = impl_->Excess(pod.ns, amounts);
   if (!excess.empty()) return ReserveResult{ReserveOutcome::kExceeded, std::move(excess)};
+  if (std::string resource = impl_->Overflowing(pod.ns, amounts); !resource.empty()) {
+    return Fail(pod.ns + "'s " + resource + " total would pass " +
+                FormatMilli(std::numeric_limits<int64_t>::max()) + ", the most the ledger counts");
+  }
   if (dryRun) return ReserveResult{ReserveOutcome::kCharged};
   if (impl_->journal) {
     Status written =

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <latch>
+#include <limits>
 #include <thread>
 
 #include "quota/testing.h"
@@ -303,6 +304,34 @@ TEST(LedgerTest, RefusesNegativeAmounts) {
   EXPECT_EQ(Outcome(ledger.Reserve({"team-a", "p", "u"}, {{kGpu, -1000}}, false)),
             "error: negative charge nvidia.com/gpu=-1");
   EXPECT_EQ(RenderCharges(ledger), "");
+}
+
+// Pod charges saturate at int64's maximum; a total that wrapped past it would turn negative and
+// make every later check and release wrong, so that charge is refused, limit or none.
+TEST(LedgerTest, RefusesAChargeThatWouldOverflowATotal) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const std::string kRefused =
+      "error: team-c's nvidia.com/gpu total would pass 9223372036854775.807, the most the "
+      "ledger counts";
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(
+      ledger,
+      {
+          {kReserve, {"team-c", "p1", "u1"}, Gpus(1), "charged", "team-c{nvidia.com/gpu=1}"},
+          {kReserve,
+           {"team-c", "huge", "u2"},
+           {{kGpu, kMax}},
+           kRefused,
+           "team-c{nvidia.com/gpu=1}"},
+          {kDryRun, {"team-c", "huge", "u2"}, {{kGpu, kMax}}, kRefused, "team-c{nvidia.com/gpu=1}"},
+          {kRelease, {"team-c", "p1", "u1"}, {}, "released", ""},
+          {kReserve,
+           {"team-c", "huge", "u2"},
+           {{kGpu, kMax}},
+           "charged",
+           "team-c{nvidia.com/gpu=9223372036854775.807}"},
+          {kRelease, {"team-c", "huge", "u2"}, {}, "released", ""},
+      });
 }
 
 TEST(LedgerTest, ConcurrentReservesNeverAdmitPastTheLimit) {
