@@ -6,7 +6,8 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load soak-load format clean
+.PHONY: all deps build test run certs install bench bench-micro bench-load soak-load soak format clean \
+	fuzz-deps fuzz-build fuzz test-sanitize
 
 all: build
 
@@ -19,8 +20,40 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-test: build
+test: build fuzz-build
 	cd $(BUILD) && ctest --output-on-failure --timeout 600
+	cd $(FUZZ_BUILD) && ctest --output-on-failure --timeout 120
+
+# The suite under sanitizers, each in its own build directory (docs/reliability.md, "Sanitizers"):
+# AddressSanitizer + UndefinedBehaviorSanitizer over every test, then ThreadSanitizer over the unit
+# tests and the integration tests that race threads or processes (tests/CMakeLists.txt).
+test-sanitize: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUGATE_SANITIZE=address
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && ctest --output-on-failure --timeout 900
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUGATE_SANITIZE=thread
+	cmake --build build-tsan -j$(JOBS)
+	cd build-tsan && ctest --output-on-failure --timeout 900
+
+# libFuzzer targets (fuzz/README.md), built by clang 16 in their own directory. `make test` runs a
+# short smoke of each (its seeds, then FUZZ_SMOKE_SECONDS); `make fuzz` runs each for FUZZ_SECONDS
+# on a corpus kept in $(FUZZ_BUILD)/fuzz/corpus/, writes crashes to $(FUZZ_BUILD)/crashes/ and
+# fails if any target found one.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
+
+fuzz-deps:
+	@bash tools/install-deps.sh fuzz
+
+$(FUZZ_BUILD)/CMakeCache.txt:
+	CC=clang-16 CXX=clang++-16 cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DGPUGATE_BUILD_FUZZ=ON -DGPUGATE_BUILD_TESTS=OFF
+
+fuzz-build: fuzz-deps $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target gpugate_fuzz
+
+fuzz: fuzz-build
+	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # Development certificates for https://127.0.0.1:8443 (and localhost), made once.
 $(DEV_CERTS)/tls.crt: | build
@@ -57,8 +90,13 @@ soak-load:
 	@bash tools/install-deps.sh bench
 	JOBS=$(JOBS) bash bench/load/run.sh soak
 
+# The reliability soak: 10 minutes at half the measured peak, RSS and open fds every 5 s.
+soak:
+	@bash tools/install-deps.sh bench
+	JOBS=$(JOBS) SOAK_RATE=half DURATION=$${DURATION:-600} bash bench/load/run.sh soak
+
 format:
-	find webhook tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+	find webhook tests bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD) build-asan build-tsan

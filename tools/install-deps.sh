@@ -10,10 +10,12 @@ packages=(
   openssl ca-certificates curl
 )
 # Extra groups: `install-deps.sh bench` adds the load generator, plotting, taskset, ss and python3
-# (bench/load/run.sh).
+# (bench/load/run.sh). `install-deps.sh fuzz` adds clang 16, its libFuzzer and sanitizer runtimes, and
+# llvm-symbolizer (fuzz/; clang 14 cannot compile libstdc++ 12's std::expected).
 for group in "$@"; do
   case "$group" in
     bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
+    fuzz) packages+=(clang-16 libclang-rt-16-dev llvm-16) ;;
     *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

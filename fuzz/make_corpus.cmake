@@ -1,0 +1,84 @@
+# Writes the fuzz targets' seed corpora into OUT_DIR (run by the build: cmake -P, no other tool).
+#   OUT_DIR/review    AdmissionReviews: tests/testdata/{validate,mutate}/*.request.json, the
+#                     fixtures' reviews, and every fixture object wrapped in a CREATE review, as is
+#                     and with its placeholder resource names turned into GPUs
+#   OUT_DIR/handler   the same reviews
+#   OUT_DIR/pod_spec  the objects alone (request.object of each review)
+#   OUT_DIR/quantity  one quantity per line of fuzz/quantities.txt
+# Inputs: SOURCE_DIR (the repository), FIXTURES_DIR (../shared/fixtures/k8s-api; may be absent).
+cmake_minimum_required(VERSION 3.25)
+foreach(dir review handler pod_spec quantity)
+  file(REMOVE_RECURSE "${OUT_DIR}/${dir}")
+  file(MAKE_DIRECTORY "${OUT_DIR}/${dir}")
+endforeach()
+
+function(add_review name text)
+  file(WRITE "${OUT_DIR}/review/${name}.json" "${text}")
+  file(WRITE "${OUT_DIR}/handler/${name}.json" "${text}")
+  string(JSON object ERROR_VARIABLE missing GET "${text}" request object)
+  if(NOT missing)
+    file(WRITE "${OUT_DIR}/pod_spec/${name}.json" "${object}")
+  endif()
+endfunction()
+
+# An object as the apiserver would send it for CREATE in namespace team-a.
+function(add_object name text)
+  string(JSON apiVersion GET "${text}" apiVersion)
+  string(JSON kind GET "${text}" kind)
+  if(apiVersion MATCHES "^(.*)/(.*)$")
+    set(group "${CMAKE_MATCH_1}")
+    set(version "${CMAKE_MATCH_2}")
+  else()
+    set(group "")
+    set(version "${apiVersion}")
+  endif()
+  string(TOLOWER "${kind}s" resource)
+  string(JSON text SET "${text}" metadata namespace "\"team-a\"")
+  set(review [[{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}}]])
+  string(JSON review SET "${review}" request uid "\"fuzz-${name}\"")
+  string(JSON review SET "${review}" request kind
+         "{\"group\":\"${group}\",\"version\":\"${version}\",\"kind\":\"${kind}\"}")
+  string(JSON review SET "${review}" request resource
+         "{\"group\":\"${group}\",\"version\":\"${version}\",\"resource\":\"${resource}\"}")
+  string(JSON review SET "${review}" request name "\"nameValue\"")
+  string(JSON review SET "${review}" request namespace "\"team-a\"")
+  string(JSON review SET "${review}" request operation "\"CREATE\"")
+  string(JSON review SET "${review}" request object "${text}")
+  add_review("${name}" "${review}")
+endfunction()
+
+file(GLOB requests "${SOURCE_DIR}/tests/testdata/*/*.request.json")
+foreach(path IN LISTS requests)
+  get_filename_component(dir "${path}" DIRECTORY)
+  get_filename_component(group "${dir}" NAME)
+  get_filename_component(name "${path}" NAME_WE)
+  file(READ "${path}" text)
+  add_review("${group}-${name}" "${text}")
+endforeach()
+
+if(EXISTS "${FIXTURES_DIR}")
+  file(GLOB fixtures "${FIXTURES_DIR}/*.json")
+  foreach(path IN LISTS fixtures)
+    get_filename_component(name "${path}" NAME)
+    string(REGEX REPLACE "\\.json$" "" name "${name}")
+    file(READ "${path}" text)
+    if(name MATCHES "AdmissionReview$")
+      add_review("fixture-${name}" "${text}")
+      continue()
+    endif()
+    add_object("fixture-${name}" "${text}")
+    # The fixtures' resource lists hold a placeholder name with "0"; make them GPU requests.
+    string(REPLACE [["limitsKey": "0"]] [["nvidia.com/gpu": "1"]] gpu "${text}")
+    string(REPLACE [["requestsKey": "0"]] [["nvidia.com/gpu": "1"]] gpu "${gpu}")
+    if(NOT gpu STREQUAL text)
+      add_object("fixture-${name}-gpu" "${gpu}")
+    endif()
+  endforeach()
+endif()
+
+file(STRINGS "${SOURCE_DIR}/fuzz/quantities.txt" quantities)
+set(i 0)
+foreach(q IN LISTS quantities)
+  math(EXPR i "${i} + 1")
+  file(WRITE "${OUT_DIR}/quantity/q${i}" "${q}")
+endforeach()
