@@ -9,7 +9,9 @@
 #                              between requests) instead of flat out, for latency at a set
 #                              load; writes bench/results/load-rateN.{csv,txt,png}
 #   bench/load/run.sh soak     gpugate alone under 256 connections for DURATION (300 s),
-#                              RSS every 5 s into bench/results/soak.{csv,txt} (make soak-load)
+#                              RSS and open fds every 5 s into bench/results/soak.{csv,txt}
+#                              (make soak-load); SOAK_RATE=half first measures the peak for
+#                              10 s, then soaks at half of it (make soak: 600 s)
 #
 # Environment: DURATION (s per run; 10, soak 300), CASES ("3k 15k 60k"), ROUTES ("/validate
 # /mutate"), CONNS ("16 256"), TIMEOUT (wrk's per-request timeout, 2s), SERVER_CPU (0),
@@ -191,38 +193,49 @@ run_load() {
 run_soak() {
   DURATION=${DURATION:-300}
   local case=${SOAK_CASE:-3k} route=${SOAK_ROUTE:-/validate} conns=${SOAK_CONNS:-256}
-  local csv=$RESULTS/soak.csv port idle wrk_pid t=0
+  local csv=$RESULTS/soak.csv port idle wrk_pid t=0 peak
   wait_for_idle
   port=$(free_port)
   start_server gpugate "$port"
+  if [ "${SOAK_RATE:-}" = half ]; then
+    # Half the measured peak: a 10 s flat-out run on the same server first.
+    peak=$(RATE='' run_wrk "https://127.0.0.1:$port$route" "$WORK/$case.json" "$conns" 10 |
+      tr ' ' '\n' | awk -F= '$1 == "requests" { r = $2 } $1 == "duration_us" { d = $2 }
+        END { if (d > 0) printf "%d", r / (d / 1e6) }')
+    RATE=$((peak / 2))
+    log "soak: peak $peak req/s flat out; soaking at $RATE req/s"
+  fi
   idle=$(status_kib "$SERVER_PID" VmRSS)
   run_wrk "https://127.0.0.1:$port$route" "$WORK/$case.json" "$conns" "$DURATION" \
     >"$WORK/soak.wrk" &
   wrk_pid=$!
-  echo "t_s,rss_kib,hwm_kib,threads,conns_open,conns_served" >"$csv"
+  echo "t_s,rss_kib,hwm_kib,threads,conns_open,conns_served,fds" >"$csv"
   while sleep 5 && kill -0 "$wrk_pid" 2>/dev/null; do
     t=$((t + 5))
     echo "$t,$(status_kib "$SERVER_PID" VmRSS),$(status_kib "$SERVER_PID" VmHWM),$(
-      status_kib "$SERVER_PID" Threads),$(served_conns "$port" | tr ' ' ',')" >>"$csv"
+      status_kib "$SERVER_PID" Threads),$(served_conns "$port" | tr ' ' ','),$(
+      find "/proc/$SERVER_PID/fd" -mindepth 1 -maxdepth 1 | wc -l)" >>"$csv"
   done
   wait "$wrk_pid"
   stop_server
   {
     describe_state
-    echo "soak: gpugate $route $case, $conns connections; RSS idle before load: $idle KiB"
+    echo "soak: gpugate $route $case, $conns connections, ${RATE:-flat out}${RATE:+ req/s};" \
+      "RSS idle before load: $idle KiB"
     tr ' ' '\n' <"$WORK/soak.wrk" |
       grep -E '^(requests|p99_us|connect_errors|read_errors|write_errors|timeouts|status_errors)=' |
       tr '\n' ' '
     echo
     # The start is the first sample under load. Growth that matters comes after warm-up (pools,
     # allocator arenas, TLS buffers filled), so the sample at a fifth of the run is shown too.
-    awk -F, 'NR > 1 { t[NR] = $1; r[NR] = $2; s[NR] = $6; n = NR }
+    awk -F, 'NR > 1 { t[NR] = $1; r[NR] = $2; s[NR] = $6; f[NR] = $7; n = NR }
       END {
         w = 2 + int((n - 1) / 5)
         printf "RSS start (t=%ds) %d KiB, after warm-up (t=%ds) %d KiB, end (t=%ds) %d KiB\n",
           t[2], r[2], t[w], r[w], t[n], r[n]
         printf "growth start->end %+d KiB, warm-up->end %+d KiB; connections served at the end: %d\n",
-          r[n] - r[2], r[n] - r[w], s[n] }' "$csv"
+          r[n] - r[2], r[n] - r[w], s[n]
+        printf "open fds start %d, after warm-up %d, end %d\n", f[2], f[w], f[n] }' "$csv"
   } | tee "$RESULTS/soak.txt"
 }
 
