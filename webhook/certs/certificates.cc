@@ -263,53 +263,44 @@ std::string ServerCommonName(const CertOptions& options) {
   return cn.size() <= kMaxCommonName ? cn : options.service;
 }
 
-Result<Issued> IssueServer(const CertOptions& options, const std::vector<std::string>& sans,
-                           const Issued& ca) {
+// A leaf certificate signed by `ca`: not a CA, digitalSignature only (ECDSA keys only sign during
+// the handshake), `purpose` as its extended key usage, and `sans` as its subject alternative names
+// when there are any.
+Result<Issued> IssueLeaf(const std::string& commonName, const char* purpose,
+                         const std::vector<std::string>& sans, int days, const Issued& ca) {
   Result<PkeyPtr> key = GenerateP256Key();
   if (!key) return std::unexpected(key.error());
-  Result<X509Ptr> cert = NewCertificate(ServerCommonName(options), key->get(), options.days);
+  Result<X509Ptr> cert = NewCertificate(commonName, key->get(), days);
   if (!cert) return std::unexpected(cert.error());
   X509* leaf = cert->get();
   if (X509_set_issuer_name(leaf, X509_get_subject_name(ca.cert.get())) != 1) {
     return OpenSslFailure("setting issuer name");
   }
-  // ECDSA keys only sign during the handshake, so digitalSignature is the whole key usage.
   for (auto [nid, value] :
        {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
         std::pair{NID_key_usage, "critical,digitalSignature"},
-        std::pair{NID_ext_key_usage, "serverAuth"}, std::pair{NID_subject_key_identifier, "hash"},
+        std::pair{NID_ext_key_usage, purpose}, std::pair{NID_subject_key_identifier, "hash"},
         std::pair{NID_authority_key_identifier, "keyid:always"}}) {
     if (Status s = AddExtension(leaf, ca.cert.get(), nid, value); !s) {
       return std::unexpected(s.error());
     }
   }
-  if (Status s = AddSubjectAltNames(leaf, sans); !s) return std::unexpected(s.error());
+  if (!sans.empty()) {
+    if (Status s = AddSubjectAltNames(leaf, sans); !s) return std::unexpected(s.error());
+  }
   if (Status s = Sign(leaf, ca.key.get()); !s) return std::unexpected(s.error());
   return Issued{std::move(*key), std::move(*cert)};
+}
+
+Result<Issued> IssueServer(const CertOptions& options, const std::vector<std::string>& sans,
+                           const Issued& ca) {
+  return IssueLeaf(ServerCommonName(options), "serverAuth", sans, options.days, ca);
 }
 
 // A certificate for a TLS client: no SANs (a server identifies its callers by the CA that signed
 // them, and by the CN if it wants a name), and a purpose OpenSSL and Go check on the server side.
 Result<Issued> IssueClient(const CertOptions& options, const Issued& ca) {
-  Result<PkeyPtr> key = GenerateP256Key();
-  if (!key) return std::unexpected(key.error());
-  Result<X509Ptr> cert = NewCertificate(options.clientName, key->get(), options.days);
-  if (!cert) return std::unexpected(cert.error());
-  X509* leaf = cert->get();
-  if (X509_set_issuer_name(leaf, X509_get_subject_name(ca.cert.get())) != 1) {
-    return OpenSslFailure("setting issuer name");
-  }
-  for (auto [nid, value] :
-       {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
-        std::pair{NID_key_usage, "critical,digitalSignature"},
-        std::pair{NID_ext_key_usage, "clientAuth"}, std::pair{NID_subject_key_identifier, "hash"},
-        std::pair{NID_authority_key_identifier, "keyid:always"}}) {
-    if (Status s = AddExtension(leaf, ca.cert.get(), nid, value); !s) {
-      return std::unexpected(s.error());
-    }
-  }
-  if (Status s = Sign(leaf, ca.key.get()); !s) return std::unexpected(s.error());
-  return Issued{std::move(*key), std::move(*cert)};
+  return IssueLeaf(options.clientName, "clientAuth", {}, options.days, ca);
 }
 
 // The certificate's and key's PEMs into `certPem` and `keyPem`.
