@@ -1,7 +1,6 @@
 // Many connections through the real `gpugate serve` over real TLS. The apiserver keeps up to 25
-// idle connections per webhook server and opens more during bursts, and cpp-httplib holds a
-// worker thread for a connection's whole keep-alive life: idle connections must never make a new
-// one wait. Then what runs on those workers' small stacks: big bodies and deep nesting.
+// idle connections per webhook server and opens more during bursts: idle connections must never
+// make a new one wait, and none of them may be starved. Then big bodies and deep nesting.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -105,7 +104,7 @@ TEST(Connections, FreshConnectionsAreServedWhileManyKeptAliveOnesIdle) {
   });
   ASSERT_EQ(first.ok(), kKeptAlive) << first.firstFailure();
   std::string before = Metrics(server);
-  EXPECT_GE(Sample(before, "gpugate_http_workers_busy"), kKeptAlive) << before;
+  EXPECT_GE(Sample(before, "gpugate_http_connections_open"), kKeptAlive) << before;
 
   // With all of them still open, new connections are answered at once, not after an idle one
   // times out.
@@ -125,12 +124,12 @@ TEST(Connections, FreshConnectionsAreServedWhileManyKeptAliveOnesIdle) {
   });
   EXPECT_EQ(second.ok(), kKeptAlive) << second.firstFailure();
   std::string after = Metrics(server);
-  EXPECT_EQ(Sample(after, "gpugate_http_connections_total") -
-                Sample(before, "gpugate_http_connections_total"),
+  EXPECT_EQ(Sample(after, "gpugate_http_connections_accepted_total") -
+                Sample(before, "gpugate_http_connections_accepted_total"),
             kFresh + 1)
       << "kept-alive connections were closed and reopened\n"
       << after;
-  EXPECT_EQ(Sample(after, "gpugate_http_connections_delayed_total"), 0) << after;
+  EXPECT_EQ(Sample(after, "gpugate_http_connections_refused_total"), 0) << after;
 
   // A stop with every connection open is clean, and prompt: Kubernetes kills a pod that is
   // still running 30 s after SIGTERM, while an idle connection left alone lasts 120 s.
@@ -169,7 +168,7 @@ std::string ReviewWithRaw(const std::string& specField, const std::string& limit
   return text;
 }
 
-TEST(Connections, SmallWorkerStacksSurviveBigAndDeepRequests) {
+TEST(Connections, BigAndDeepRequestsAreAnswered) {
   GpugateServer server;
   json everyField = json::parse(ReadFile(std::string(GPUGATE_FIXTURES_DIR) + "/core.v1.Pod.json"));
   everyField["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1";
@@ -211,14 +210,6 @@ TEST(Connections, SmallWorkerStacksSurviveBigAndDeepRequests) {
         << c.name << ": status " << res->status << " " << res->body.substr(0, 300);
   }
 
-  std::string metrics = Metrics(server);
-  double stack = Sample(metrics, "gpugate_http_worker_stack_bytes");
-  double peak = Sample(metrics, "gpugate_http_worker_stack_peak_bytes");
-  ASSERT_GT(stack, 0) << metrics;
-  ASSERT_GT(peak, 0) << metrics;
-  // The deepest any worker has gone, TLS handshakes included, leaves half the stack unused.
-  EXPECT_LT(peak, stack / 2) << "worker stack peak " << peak << " of " << stack;
-  RecordProperty("worker_stack_peak_bytes", std::to_string(static_cast<int64_t>(peak)));
   EXPECT_EQ(server.Stop(), 0) << server.Logs().substr(0, 2000);
 }
 

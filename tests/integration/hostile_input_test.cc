@@ -495,7 +495,7 @@ std::vector<Case> Cases() {
          return text + std::string((8 << 20) + 1 - text.size(), ' ');
        },
        {413, ""}},
-      // Bodies httplib would read whole whatever their size: refused before the body is read.
+      // Bodies the cap cannot bound: refused before the body is read.
       {"chunked body (sent: 1 MiB of chunks, never finished)",
        [](const std::string&) {
          return Head("Transfer-Encoding: chunked\r\n") + "100000\r\n" + std::string(1 << 20, ' ') +
@@ -559,7 +559,7 @@ std::vector<Case> Cases() {
          return "GET /healthz HTTP/1.1\r\nHost: gpugate\r\nX-Long: " + std::string(100'000, 'h') +
                 "\r\n\r\n";
        },
-       {400, ""},
+       {431, "too large"},
        "GET", "/healthz", "", true},
   };
   return cases;

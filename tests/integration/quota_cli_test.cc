@@ -169,7 +169,9 @@ TEST_F(QuotaCliTest, RunTimeErrorsExitOneWithTheReason) {
       {{"--server", Url(), "--cacert", other.File("missing.crt")},
        "gpugate quota: cannot read --cacert " + other.File("missing.crt") + "\n"},
       {{"--server", Url() + "/prefix", "--cacert", server_->caFile()},
-       "gpugate quota: " + Url() + "/prefix/quota: HTTP 404 Not Found\n"},
+       "gpugate quota: " + Url() +
+           "/prefix/quota: HTTP 404 Not Found: gpugate serves /validate, /mutate, /healthz, "
+           "/readyz, /metrics and /quota\n"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"quota"};

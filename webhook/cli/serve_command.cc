@@ -86,6 +86,10 @@ std::thread StopOnSignal(transport::Server& server, std::chrono::seconds delay) 
   });
 }
 
+// Threads added for handlers that block; admissions that wait on the same fsync or the same
+// API write queue behind each other anyway, so a few are enough.
+constexpr size_t kBlockingThreads = 8;
+
 }  // namespace
 
 int RunServe(const std::vector<std::string>& args) {
@@ -118,13 +122,20 @@ int RunServe(const std::vector<std::string>& args) {
     return 1;
   }
   admission::Handler handler(cfg->policy, &(*quota)->accounting());
+  // A charge may block on an fsync (the local journal) or on the API server (cluster mode):
+  // threads beyond the CPUs keep other connections served meanwhile (transport/tuning.h).
+  transport::Tuning tuning;
+  if (cfg->cluster.enabled || !cfg->quota.stateFile.empty()) {
+    tuning.threads = transport::AvailableCpus() + kBlockingThreads;
+  }
   transport::Server server(
       {.listen = *listen,
        .certFile = cfg->tls.certFile,
        .keyFile = cfg->tls.keyFile,
        .clientCaFile = cfg->tls.clientCAFile,
        .openPaths = cfg->tls.openPaths,
-       .tlsReloadInterval = std::chrono::seconds(cfg->tls.reloadIntervalSeconds)},
+       .tlsReloadInterval = std::chrono::seconds(cfg->tls.reloadIntervalSeconds),
+       .tuning = tuning},
       handler);
   std::thread signals = StopOnSignal(server, std::chrono::seconds(cfg->shutdownDelaySeconds));
   if (auto bound = server.Bind(); !bound) {

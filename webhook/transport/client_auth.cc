@@ -1,6 +1,5 @@
 #include "transport/client_auth.h"
 
-#include <httplib.h>
 #include <openssl/x509.h>
 
 #include <algorithm>
@@ -45,11 +44,11 @@ std::string ClientAuth::Refusal(std::string_view path, const SSL* ssl) const {
   return "";
 }
 
-bool ClientAuth::Refuse(const httplib::Request& req, httplib::Response& res, Metrics& metrics) {
-  std::string refusal = Refusal(req.path, req.ssl);
+bool ClientAuth::Refuse(std::string_view path, const SSL* ssl, Response& res, Metrics& metrics) {
+  std::string refusal = Refusal(path, ssl);
   if (refusal.empty()) return false;
-  const std::string route = RouteLabel(req.path);
-  const bool presented = req.ssl && SSL_get0_peer_certificate(req.ssl);
+  const std::string route = RouteLabel(path);
+  const bool presented = ssl && SSL_get0_peer_certificate(ssl);
   const char* reason = presented ? "untrusted" : "no_certificate";
   {
     std::lock_guard lock(mu_);
@@ -58,13 +57,12 @@ bool ClientAuth::Refuse(const httplib::Request& req, httplib::Response& res, Met
   if (route == "validate" || route == "mutate") metrics.CountRequest(route, 403);
   LogLine("client refused")
       .Str("route", route)
-      .Str("path", req.path)
+      .Str("path", path)
       .Str("reason", reason)
       .Str("error", refusal)
       .Warn();
-  res.status = 403;
-  res.set_header("Connection", "close");  // its body, if any, was never read
-  res.set_content(refusal + "\n", "text/plain");
+  res.Set(403, refusal + "\n");
+  res.close = true;  // its body, if any, was never read
   return true;
 }
 

@@ -16,12 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "transport/http_message.h"
 #include "transport/metrics.h"
-
-namespace httplib {
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace gpugate::transport {
 
@@ -35,11 +31,11 @@ class ClientAuth {
  public:
   explicit ClientAuth(ClientAuthPolicy policy) : policy_(std::move(policy)) {}
 
-  // When certificates are required and the caller may not use the request's path, answers 403
-  // with the reason as plain text and `Connection: close`, and returns true. Meant for the
-  // server's pre-routing handler, which runs before the body is read. `metrics` counts refusals
-  // on /validate and /mutate with their other answers.
-  bool Refuse(const httplib::Request& req, httplib::Response& res, Metrics& metrics);
+  // When certificates are required and the caller on `ssl` may not use `path`, answers 403 with
+  // the reason as plain text, and returns true. Meant for the server's head check, which runs
+  // before the body is read (the connection closes after). `metrics` counts refusals on
+  // /validate and /mutate with their other answers.
+  bool Refuse(std::string_view path, const SSL* ssl, Response& res, Metrics& metrics);
 
   // Why the caller on the connection `ssl` may not use `path`, or "" when it may.
   std::string Refusal(std::string_view path, const SSL* ssl) const;

@@ -73,36 +73,4 @@ std::string Metrics::Render() const {
   return out;
 }
 
-std::string RenderWorkerMetrics(const WorkerStats& s) {
-  struct Family {
-    const char* name;
-    const char* type;
-    const char* help;
-    uint64_t value;
-  } families[] = {
-      {"gpugate_http_workers", "gauge", "Threads serving connections, idle ones included.",
-       s.threads},
-      {"gpugate_http_workers_busy", "gauge", "Threads serving an open connection.", s.busy},
-      {"gpugate_http_workers_peak", "gauge", "Most threads alive at once since start.",
-       s.peakThreads},
-      {"gpugate_http_connections_waiting", "gauge",
-       "Accepted connections waiting for a thread (only when the pool is at its limit).",
-       s.waiting},
-      {"gpugate_http_connections_total", "counter", "Connections accepted.", s.tasks},
-      {"gpugate_http_connections_delayed_total", "counter",
-       "Connections that had to wait because the pool was at its limit.", s.delayed},
-      {"gpugate_http_worker_stack_bytes", "gauge", "Stack size of each connection thread.",
-       s.stackBytes},
-      {"gpugate_http_worker_stack_peak_bytes", "gauge",
-       "Most of one connection thread's stack ever touched (page granular).", s.stackPeakBytes},
-  };
-  std::string out;
-  for (const Family& f : families) {
-    out += std::string("# HELP ") + f.name + " " + f.help + "\n";
-    out += std::string("# TYPE ") + f.name + " " + f.type + "\n";
-    out += std::string(f.name) + " " + std::to_string(f.value) + "\n";
-  }
-  return out;
-}
-
 }  // namespace gpugate::transport

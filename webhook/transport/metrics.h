@@ -11,8 +11,6 @@
 #include <string_view>
 #include <tuple>
 
-#include "transport/worker_pool.h"
-
 namespace gpugate::transport {
 
 class Metrics {
@@ -44,9 +42,5 @@ class Metrics {
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> decisions_;  // mu_
   std::map<std::string, Histogram> latency_;  // guarded by mu_
 };
-
-// The connection workers' gauges and counters (gpugate_http_workers*, gpugate_http_connections*),
-// in the same exposition format; `s` is one WorkerPool::Stats() snapshot.
-std::string RenderWorkerMetrics(const WorkerStats& s);
 
 }  // namespace gpugate::transport

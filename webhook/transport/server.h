@@ -13,15 +13,10 @@
 #include "common/host_port.h"
 #include "common/result.h"
 #include "transport/client_auth.h"
+#include "transport/event_server.h"
 #include "transport/metrics.h"
-#include "transport/open_connections.h"
 #include "transport/tls_reloader.h"
 #include "transport/tuning.h"
-#include "transport/worker_pool.h"
-
-namespace httplib {
-class SSLServer;
-}
 
 namespace gpugate::transport {
 
@@ -32,7 +27,7 @@ struct ServerOptions {
   std::string clientCaFile;            // "" = callers need no certificate (client_auth.h)
   std::vector<std::string> openPaths;  // with clientCaFile: paths answered without one too
   std::chrono::milliseconds tlsReloadInterval = std::chrono::seconds(10);  // tls_reloader.h
-  Tuning tuning;  // keep-alive, timeouts, body cap, workers (transport/tuning.h)
+  Tuning tuning;  // keep-alive, deadlines, body cap, threads (transport/tuning.h)
 };
 
 class Server {
@@ -44,7 +39,7 @@ class Server {
   // watching the TLS files for changes. Errors name the file or address.
   Status Bind();
   int port() const { return port_; }
-  // Serves until Stop(); returns after in-flight requests finish.
+  // Serves until Stop(); returns after in-flight requests finish and every connection closed.
   void Run();
   // The first step of a graceful stop, while load balancers take this instance out: /readyz
   // answers 503 and every answer carries `Connection: close`, so callers move their kept-alive
@@ -52,29 +47,27 @@ class Server {
   // follows. Thread-safe.
   void BeginDrain();
   // Closes the listener, ends idle connections and returns from Run() once in-flight requests
-  // are answered. Thread-safe; may be called from a signal-handling thread.
+  // are answered. Thread-safe; may be called from a signal-handling thread, before Run() too.
   void Stop();
 
   Metrics& metrics() { return metrics_; }
 
  private:
-  void Routes();
-  void StopHttpOnce();  // httplib's stop() must run once, after its loop has started
+  // Before the body is read: refuses what may not be read (client certificates).
+  bool CheckHead(const Request& req, Response& res);
+  // The routes.
+  void Route(const Request& req, Response& res);
+  void Review(const Request& req, Response& res, bool mutate);
 
   ServerOptions options_;
   const admission::Handler& handler_;
   Metrics metrics_;
-  OpenConnections connections_;       // http_'s TLS connections, ended by Stop; outlives http_
-  std::unique_ptr<TlsReloader> tls_;  // http_'s certificates, set by Bind; outlives http_
+  std::unique_ptr<TlsReloader> tls_;        // the certificates, set by Bind; outlives http_
   std::unique_ptr<ClientAuth> clientAuth_;  // set by Bind; outlives http_
-  std::unique_ptr<httplib::SSLServer> http_;
-  std::shared_ptr<WorkerPool> workers_;  // serves http_'s connections; set by Bind
+  SSL_CTX* ctx_ = nullptr;                  // set by Bind; outlives http_
+  std::unique_ptr<EventServer> http_;       // set by Bind
   std::atomic<bool> ready_{false};
   std::atomic<bool> draining_{false};  // BeginDrain or Stop was called
-  // Stop() may come before Run() has entered httplib's accept loop (a signal right after start);
-  // httplib's own stop() is a no-op then, so Run() checks this flag once the loop is running.
-  std::atomic<bool> stopRequested_{false};
-  std::atomic<bool> httpStopped_{false};
   int port_ = 0;
 };
 

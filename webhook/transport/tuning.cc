@@ -1,6 +1,7 @@
 #include "transport/tuning.h"
 
 #include <httplib.h>
+#include <sched.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -21,6 +22,14 @@ class PoolHandle final : public httplib::TaskQueue {
 };
 
 }  // namespace
+
+size_t AvailableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  int n = CPU_COUNT(&set);
+  return n > 0 ? static_cast<size_t>(n) : 1;
+}
 
 std::shared_ptr<WorkerPool> ApplyTuning(httplib::Server& server, const Tuning& tuning) {
   server.set_tcp_nodelay(true);  // no 40 ms Nagle/delayed-ACK stall between headers and body

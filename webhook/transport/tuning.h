@@ -1,6 +1,7 @@
-// How gpugate's HTTP server is tuned: keep-alive, timeouts, body cap, TCP_NODELAY, the listen
-// backlog and the worker pool. One struct and one function, so gpugate and the benchmarks' floor
-// server run with the same settings. docs/decisions.md ("Transport") explains each value.
+// How gpugate's HTTPS server is tuned: keep-alive, deadlines, body cap, the listen backlog,
+// threads and the connection bound. transport::EventServer reads it; ApplyTuning applies the
+// same values to a cpp-httplib server, the benchmarks' floor (bench/load/floor_server.cc).
+// docs/decisions.md ("Transport") explains each value.
 #pragma once
 
 #include <chrono>
@@ -22,31 +23,43 @@ struct Tuning {
   // How long a kept-alive connection may sit idle before the server closes it. Longer than the
   // apiserver's own idle timeout (90 s), so the apiserver always closes first and never sends a
   // review on a connection the server is closing (it does not retry a POST that fails so).
-  // cpp-httplib notices a stop on an idle connection only after this long; transport::Server
-  // ends them itself when stopping (open_connections.h).
+  // A stopping server ends idle connections at once.
   std::chrono::seconds keepAliveIdle{120};
-  // Longest wait for the next bytes of a TLS handshake or request once it has begun, and for the
-  // peer to take response bytes. At least the webhooks' timeoutSeconds (5 s in our manifests).
-  std::chrono::seconds readTimeout{10};
-  std::chrono::seconds writeTimeout{10};
-  // The read timeout bounds each wait, so a peer sending a byte every few seconds never meets it.
-  // These bound a TLS handshake as a whole, and a request's headers from its first byte; the
-  // server's connection watchdog enforces them (open_connections.h), not ApplyTuning.
+  // Deadlines for a phase as a whole, so a peer sending a byte every few seconds meets them too:
+  // a TLS handshake from accept, a request's headers from their first byte, its body from the
+  // end of its headers, an answer from its first write. At least the webhooks' timeoutSeconds
+  // (5 s in our manifests), so no honest caller meets them.
   std::chrono::seconds handshakeTimeout{10};
   std::chrono::seconds headerTimeout{10};
+  std::chrono::seconds bodyTimeout{10};
+  std::chrono::seconds writeTimeout{10};
+  // cpp-httplib's per-read timeout (the floor only; EventServer has the deadlines above).
+  std::chrono::seconds readTimeout{10};
   // An AdmissionReview carries the object and, on UPDATE, the old object; etcd caps an object at
   // 1.5 MiB, so 8 MiB admits every real review and refuses anything absurd before parsing (413).
   size_t maxBodyBytes = 8 << 20;
   // Connections the kernel holds completed but not yet accepted. cpp-httplib listens with 5;
   // a burst of new connections beyond that has SYNs dropped and retried a second later.
   int listenBacklog = 1024;
-  WorkerPoolOptions workers;
+  // Threads serving connections; 0: one per CPU this process may run on (AvailableCpus). Any
+  // of them serves any connection. More threads than CPUs only help when handlers block (a
+  // journal fsync, cluster mode's writes to the API server): runnable threads beyond the CPUs
+  // take turns, and a request caught between turns waits a scheduler slice (milliseconds).
+  size_t threads = 0;
+  // Open connections at most; beyond it a new one is closed on accept (and counted), so a flood
+  // of idle sockets cannot exhaust descriptors. The API server keeps tens open per replica.
+  size_t maxConnections = 4096;
+  WorkerPoolOptions workers;  // the floor's cpp-httplib worker pool
 };
 
-// Applies `tuning` to `server` (call before binding; TCP_NODELAY is set on the listening socket
-// and accepted sockets inherit it) and installs a WorkerPool as its task queue. Returns the pool
-// so the caller can read its stats; the server holds a reference too. One listen per call: the
-// pool is shut down when that listen returns.
+// The CPUs this process may run on (its affinity mask, so `taskset` and cgroup cpusets count),
+// at least 1.
+size_t AvailableCpus();
+
+// Applies `tuning` to a cpp-httplib `server` (the benchmarks' floor) (call before binding;
+// TCP_NODELAY is set on the listening socket and accepted sockets inherit it) and installs a
+// WorkerPool as its task queue. Returns the pool so the caller can read its stats; the server holds
+// a reference too. One listen per call: the pool is shut down when that listen returns.
 std::shared_ptr<WorkerPool> ApplyTuning(httplib::Server& server, const Tuning& tuning);
 
 }  // namespace gpugate::transport

@@ -1,0 +1,549 @@
+#include "transport/event_server.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "transport/log.h"
+
+namespace gpugate::transport {
+namespace {
+
+constexpr size_t kReadChunk = 16 << 10;
+// A connection answering pipelined requests yields its thread after this many, so one busy
+// connection cannot hold a thread while others wait.
+constexpr int kRequestsPerTurn = 32;
+// Buffers above this are given back once a connection is idle, so 256 idle connections cost
+// little more than their TLS state.
+constexpr size_t kKeepCapacity = 32 << 10;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr const char* kPhaseNames[] = {"handshake", "idle",    "headers", "body",
+                                       "handling",  "writing", "linger"};
+
+void ReleaseIfLarge(std::string& s) {
+  if (s.empty() && s.capacity() > kKeepCapacity) std::string().swap(s);
+}
+
+}  // namespace
+
+struct EventServer::Conn {
+  explicit Conn(int socket) : fd(socket) {}
+  const int fd;
+  SSL* ssl = nullptr;
+  // Read by the timekeeper under mu_, written by the owning thread.
+  std::atomic<int64_t> deadline{0};  // steady-clock ns; 0: none
+  std::atomic<uint8_t> phase{kHandshake};
+  // Handing the connection from one thread to the next goes through epoll, which orders the
+  // two but is invisible to ThreadSanitizer; this release (before re-arming) and acquire (on
+  // waking) say the same thing in terms it checks, for the price of an uncontended atomic.
+  std::atomic<uint32_t> handoff{0};
+  bool shut = false;  // guarded by mu_: the timekeeper shut the socket down
+  // Owned by whichever thread epoll handed the connection to.
+  std::string in;   // bytes read and not yet consumed by a request
+  std::string out;  // an answer not yet fully written
+  size_t outOff = 0;
+  size_t served = 0;
+  bool headChecked = false;       // the request at the front of `in` passed the head check
+  bool closeAfterWrite = false;   // close once `out` is written
+  bool lingerAfterWrite = false;  // with closeAfterWrite: the request was refused unread
+  size_t discarded = 0;           // bytes thrown away while lingering
+};
+
+EventServer::EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Handler handler)
+    : tuning_(tuning),
+      ctx_(ctx),
+      check_(std::move(check)),
+      handler_(std::move(handler)),
+      limits_{.maxBodyBytes = tuning.maxBodyBytes},
+      threads_(tuning.threads == 0 ? AvailableCpus() : tuning.threads) {}
+
+EventServer::~EventServer() {
+  CloseListener();
+  for (Conn* c : conns_) {  // Run() never ran, or returned: nothing else touches them
+    SSL_free(c->ssl);
+    ::close(c->fd);
+    delete c;
+  }
+  if (epoll_ >= 0) ::close(epoll_);
+}
+
+Result<int> EventServer::Listen(const HostPort& address) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(address.port);
+  const std::string where = address.host + ":" + port;
+  if (int rc = getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    return Fail("cannot listen on " + where + ": " + gai_strerror(rc));
+  }
+  int fd = -1;
+  int err = 0;
+  for (addrinfo* a = found; a && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    // Accepted sockets inherit it: no 40 ms Nagle/delayed-ACK stall on an answer.
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, tuning_.listenBacklog) != 0) {
+      err = errno;
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(found);
+  if (fd < 0) return Fail("cannot listen on " + where + ": " + std::strerror(err));
+
+  sockaddr_storage bound{};
+  socklen_t len = sizeof bound;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+  int boundPort = bound.ss_family == AF_INET6
+                      ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                      : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+
+  epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.ptr = nullptr;  // the listener; connections carry their Conn
+  if (epoll_ < 0 || ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    ::close(fd);
+    return Fail(std::string("cannot set up epoll: ") + std::strerror(errno));
+  }
+  std::lock_guard lock(listenMu_);
+  listen_ = fd;
+  return boundPort;
+}
+
+void EventServer::Run() {
+  if (epoll_ < 0) return;  // Listen() failed or never ran
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < threads_; ++i) threads.emplace_back([this] { Work(); });
+  Keep();
+  exit_ = true;
+  for (auto& t : threads) t.join();
+}
+
+void EventServer::Stop() {
+  draining_ = true;
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+}
+
+void EventServer::Work() {
+  while (!exit_) {
+    epoll_event ev;
+    // One event per wake-up: a thread blocked in a handler holds back no other connection.
+    int n = ::epoll_wait(epoll_, &ev, 1, 200);
+    if (n != 1) continue;  // timeout or EINTR: look at exit_
+    if (ev.data.ptr == nullptr) {
+      AcceptAll();
+    } else {
+      Drive(*static_cast<Conn*>(ev.data.ptr));
+    }
+  }
+}
+
+void EventServer::Keep() {
+  bool listenerClosed = false;
+  std::unique_lock lock(mu_);
+  for (;;) {
+    changed_.wait_for(lock, std::chrono::milliseconds(100));
+    const int64_t now = NowNs();
+    for (Conn* c : conns_) {
+      int64_t due = c->deadline.load(std::memory_order_relaxed);
+      if (c->shut || due == 0 || now < due) continue;
+      c->shut = true;
+      ++timedOut_[c->phase.load(std::memory_order_relaxed)];
+      ::shutdown(c->fd, SHUT_RDWR);  // its owner's next read or write fails, and it closes
+    }
+    if (stopping_) {
+      if (!listenerClosed) {
+        lock.unlock();  // lock order: listenMu_ is never taken under mu_
+        CloseListener();
+        lock.lock();
+        listenerClosed = true;
+        LogLine("closing connections").Int("open", static_cast<int64_t>(conns_.size())).Info();
+      }
+      // Idle connections end now; one whose request has arrived still reads it (Linux returns
+      // queued bytes before end-of-file) and closes after its answer, as stopping_ says.
+      for (Conn* c : conns_) {
+        uint8_t phase = c->phase.load(std::memory_order_relaxed);
+        if (c->shut || (phase != kIdle && phase != kHandshake && phase != kLinger)) continue;
+        c->shut = true;
+        ::shutdown(c->fd, phase == kIdle ? SHUT_RD : SHUT_RDWR);
+      }
+      if (conns_.empty()) return;
+      continue;
+    }
+    lock.unlock();
+    {
+      std::lock_guard listenLock(listenMu_);
+      if (listenPaused_ && listen_ >= 0) {  // out of descriptors earlier: try again
+        listenPaused_ = false;
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLONESHOT;
+        ::epoll_ctl(epoll_, EPOLL_CTL_MOD, listen_, &ev);
+      }
+    }
+    lock.lock();
+  }
+}
+
+void EventServer::AcceptAll() {
+  std::lock_guard listenLock(listenMu_);
+  if (listen_ < 0) return;
+  for (int i = 0; i < 64; ++i) {
+    int fd = ::accept4(listen_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // The pending connection stays in the backlog; the timekeeper re-arms the listener.
+        LogLine("cannot accept").Str("error", std::strerror(errno)).Warn();
+        listenPaused_ = true;
+        return;
+      }
+      break;  // EAGAIN: the backlog is empty
+    }
+    ++accepted_;
+    auto* c = new Conn(fd);
+    c->ssl = SSL_new(&ctx_);
+    bool ok = c->ssl && SSL_set_fd(c->ssl, fd) == 1;
+    if (ok) {
+      SSL_set_accept_state(c->ssl);
+      SSL_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+      SetPhase(*c, kHandshake);
+      std::lock_guard lock(mu_);
+      if (stopping_ || conns_.size() >= tuning_.maxConnections) {
+        ok = false;
+        if (!stopping_) ++refused_;
+      } else {
+        conns_.insert(c);
+      }
+    }
+    if (!ok) {
+      SSL_free(c->ssl);
+      ::close(fd);
+      delete c;
+      continue;
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLONESHOT;
+    ev.data.ptr = c;
+    c->handoff.fetch_add(1, std::memory_order_release);
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);  // may be driven by another thread at once
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, listen_, &ev);
+}
+
+void EventServer::CloseListener() {
+  std::lock_guard listenLock(listenMu_);
+  if (listen_ < 0) return;
+  if (epoll_ >= 0) ::epoll_ctl(epoll_, EPOLL_CTL_DEL, listen_, nullptr);
+  ::close(listen_);
+  listen_ = -1;
+}
+
+void EventServer::Arm(Conn& c, uint32_t events) {
+  c.handoff.fetch_add(1, std::memory_order_release);
+  epoll_event ev{};
+  ev.events = events | EPOLLONESHOT;
+  ev.data.ptr = &c;
+  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, c.fd, &ev);
+}
+
+void EventServer::SetPhase(Conn& c, Phase phase) {
+  if (c.phase.load(std::memory_order_relaxed) == phase && c.deadline != 0) return;
+  std::chrono::nanoseconds limit{0};
+  switch (phase) {
+    case kHandshake:
+      limit = tuning_.handshakeTimeout;
+      break;
+    case kIdle:
+      limit = tuning_.keepAliveIdle;
+      break;
+    case kHeaders:
+      limit = tuning_.headerTimeout;
+      break;
+    case kBody:
+      limit = tuning_.bodyTimeout;
+      break;
+    case kWriting:
+      limit = tuning_.writeTimeout;
+      break;
+    case kLinger:
+      limit = tuning_.bodyTimeout;
+      break;
+    default:
+      break;  // a handler is bounded by its own timeouts
+  }
+  c.phase.store(phase, std::memory_order_relaxed);
+  c.deadline.store(limit.count() == 0 ? 0 : NowNs() + limit.count(), std::memory_order_relaxed);
+}
+
+void EventServer::Close(Conn& c) {
+  {
+    std::lock_guard lock(mu_);
+    conns_.erase(&c);
+    if (stopping_ && conns_.empty()) changed_.notify_all();
+  }
+  // Only now is the descriptor closed: the timekeeper never shuts down one reused since.
+  ERR_clear_error();
+  SSL_free(c.ssl);
+  ::close(c.fd);
+  delete &c;
+}
+
+void EventServer::Drive(Conn& c) {
+  c.handoff.load(std::memory_order_acquire);
+  const uint8_t phase = c.phase.load(std::memory_order_relaxed);
+  if (phase == kLinger) return Linger(c);
+  if (phase == kHandshake && !Handshake(c)) return;
+  if (!c.out.empty() && !Flush(c)) return;
+  ReadAndServe(c);
+}
+
+bool EventServer::Handshake(Conn& c) {
+  int rc = SSL_do_handshake(c.ssl);
+  if (rc == 1) {
+    SetPhase(c, kIdle);
+    return true;
+  }
+  switch (SSL_get_error(c.ssl, rc)) {
+    case SSL_ERROR_WANT_READ:
+      Arm(c, EPOLLIN);
+      break;
+    case SSL_ERROR_WANT_WRITE:
+      Arm(c, EPOLLOUT);
+      break;
+    default:
+      Close(c);
+      break;  // not TLS, refused, or gone: nothing to answer
+  }
+  return false;
+}
+
+bool EventServer::Flush(Conn& c) {
+  while (c.outOff < c.out.size()) {
+    int n = SSL_write(c.ssl, c.out.data() + c.outOff, static_cast<int>(c.out.size() - c.outOff));
+    if (n > 0) {
+      c.outOff += static_cast<size_t>(n);
+      continue;
+    }
+    switch (SSL_get_error(c.ssl, n)) {
+      case SSL_ERROR_WANT_WRITE:
+        SetPhase(c, kWriting);
+        Arm(c, EPOLLOUT);
+        break;
+      case SSL_ERROR_WANT_READ:
+        Arm(c, EPOLLIN);
+        break;
+      default:
+        Close(c);
+        break;  // the peer left
+    }
+    return false;
+  }
+  c.out.clear();
+  c.outOff = 0;
+  ReleaseIfLarge(c.out);
+  if (c.closeAfterWrite) {
+    SSL_shutdown(c.ssl);  // close_notify, best effort: the socket closes either way
+    if (c.lingerAfterWrite) {
+      Linger(c);
+    } else {
+      Close(c);
+    }
+    return false;
+  }
+  return true;
+}
+
+// A refused request's body was never read, and the peer may still be sending it: closing now
+// would make the kernel answer those bytes with a reset, which can destroy the refusal before
+// the peer reads it. So stop writing, read and discard (raw bytes: TLS is over) until the peer
+// closes, up to twice the body cap or the body deadline, then close.
+void EventServer::Linger(Conn& c) {
+  if (c.phase.load(std::memory_order_relaxed) != kLinger) {
+    ::shutdown(c.fd, SHUT_WR);
+    c.in.clear();
+    ReleaseIfLarge(c.in);
+    SetPhase(c, kLinger);
+  }
+  char sink[16 << 10];
+  for (;;) {
+    ssize_t n = ::read(c.fd, sink, sizeof sink);
+    if (n > 0) {
+      c.discarded += static_cast<size_t>(n);
+      if (c.discarded > 2 * tuning_.maxBodyBytes) break;
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      Arm(c, EPOLLIN);
+      return;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;  // the peer closed, or the socket failed
+  }
+  Close(c);
+}
+
+bool EventServer::ReadAndServe(Conn& c) {
+  for (int turn = 0;; ++turn) {
+    if (!ServeBuffered(c)) return false;
+    if (!c.out.empty()) {
+      if (!Flush(c)) return false;
+      if (turn >= kRequestsPerTurn) {  // let others have the thread; writable fires at once
+        Arm(c, EPOLLOUT);
+        return false;
+      }
+      continue;  // another whole request may be buffered
+    }
+    // Need more bytes.
+    if (c.in.capacity() - c.in.size() < kReadChunk) c.in.reserve(c.in.size() + kReadChunk);
+    size_t room = c.in.capacity() - c.in.size();
+    int n = 0;
+    c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
+      n = SSL_read(c.ssl, p + size - room, static_cast<int>(room));
+      return size - room + static_cast<size_t>(n > 0 ? n : 0);
+    });
+    if (n > 0) continue;
+    switch (SSL_get_error(c.ssl, n)) {
+      case SSL_ERROR_WANT_READ:
+        if (c.in.empty()) {
+          SetPhase(c, kIdle);
+          ReleaseIfLarge(c.in);
+        }
+        Arm(c, EPOLLIN);
+        break;
+      case SSL_ERROR_WANT_WRITE:
+        Arm(c, EPOLLOUT);
+        break;
+      case SSL_ERROR_ZERO_RETURN:  // close_notify
+        SSL_shutdown(c.ssl);
+        Close(c);
+        break;
+      default:
+        Close(c);
+        break;  // reset, end of file, or a TLS error
+    }
+    return false;
+  }
+}
+
+bool EventServer::ServeBuffered(Conn& c) {
+  if (c.in.empty()) return true;
+  HeadParse parsed = ParseRequestHead(c.in, limits_);
+  Response res;
+  bool refused = false;
+  if (parsed.state == HeadParse::State::kIncomplete) {
+    SetPhase(c, kHeaders);  // the headers deadline runs from the request's first bytes
+    return true;
+  }
+  const RequestHead& head = parsed.head;
+  Request req{head, {}, c.ssl};
+  if (parsed.state == HeadParse::State::kRefused) {
+    res.Set(parsed.status, std::move(parsed.reason));
+    refused = true;
+  } else if (!c.headChecked) {
+    refused = check_(req, res);
+    c.headChecked = !refused;
+    if (!refused && head.expectContinue && c.in.size() < head.headBytes + head.contentLength) {
+      c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+      SetPhase(c, kBody);
+      return true;
+    }
+  }
+  if (!refused) {
+    size_t total = head.headBytes + head.contentLength;
+    if (c.in.size() < total) {
+      SetPhase(c, kBody);  // from the end of the headers, for the whole body
+      c.in.reserve(total);
+      return true;
+    }
+    SetPhase(c, kHandling);
+    req.body = std::string_view(c.in).substr(head.headBytes, head.contentLength);
+    try {
+      handler_(req, res);
+    } catch (const std::exception& e) {
+      res = Response{};
+      res.Set(500, "internal error\n");
+      LogLine("handler failed").Str("path", head.path).Str("error", e.what()).Error();
+    }
+    ++requests_;
+  }
+  // Stop() sets draining_ too: after it, every answer ends its connection.
+  const bool close = refused || res.close || !head.keepAlive || draining_ ||
+                     ++c.served >= tuning_.keepAliveMaxRequests;
+  WriteResponse(res, close, head.method == "HEAD", c.out);
+  c.closeAfterWrite = close;
+  c.lingerAfterWrite = refused;
+  c.headChecked = false;
+  if (close) {
+    c.in.clear();  // what follows a refused head is not a request we can frame
+  } else {
+    c.in.erase(0, head.headBytes + head.contentLength);
+  }
+  return true;
+}
+
+std::string EventServer::RenderMetrics() const {
+  size_t open;
+  {
+    std::lock_guard lock(mu_);
+    open = conns_.size();
+  }
+  std::string out =
+      "# HELP gpugate_http_connections_open TLS connections open now.\n"
+      "# TYPE gpugate_http_connections_open gauge\n"
+      "gpugate_http_connections_open " +
+      std::to_string(open) +
+      "\n# HELP gpugate_http_connections_accepted_total Connections accepted.\n"
+      "# TYPE gpugate_http_connections_accepted_total counter\n"
+      "gpugate_http_connections_accepted_total " +
+      std::to_string(accepted_.load()) +
+      "\n# HELP gpugate_http_connections_refused_total Connections closed on accept because "
+      "maxConnections were open.\n"
+      "# TYPE gpugate_http_connections_refused_total counter\n"
+      "gpugate_http_connections_refused_total " +
+      std::to_string(refused_.load()) +
+      "\n# HELP gpugate_http_connections_timed_out_total Connections closed for outliving a "
+      "phase's deadline, by phase.\n"
+      "# TYPE gpugate_http_connections_timed_out_total counter\n";
+  for (int p = 0; p < kPhases; ++p) {
+    if (p == kHandling) continue;  // no deadline
+    out += "gpugate_http_connections_timed_out_total{phase=\"" + std::string(kPhaseNames[p]) +
+           "\"} " + std::to_string(timedOut_[p].load()) + "\n";
+  }
+  out +=
+      "# HELP gpugate_http_server_threads Threads serving connections.\n"
+      "# TYPE gpugate_http_server_threads gauge\n"
+      "gpugate_http_server_threads " +
+      std::to_string(threads_) + "\n";
+  return out;
+}
+
+}  // namespace gpugate::transport

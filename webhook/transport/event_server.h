@@ -1,0 +1,124 @@
+// gpugate's HTTPS server: non-blocking sockets and TLS driven by one epoll instance shared by a
+// few threads, so an open connection costs memory and a descriptor, never a thread.
+//
+// Every connection is registered with EPOLLONESHOT: whichever thread epoll wakes for it owns it
+// until it re-arms it, and runs everything that connection needs in turn — the TLS handshake,
+// reading, the request handler, writing — without locks. A handler that blocks (cluster mode
+// talks to the API server) holds one thread; the others go on serving. Accepting is one more
+// one-shot event, so it never waits behind a slow peer.
+//
+// Deadlines are per connection and per phase (handshake, request headers, request body, the
+// answer being taken, idle keep-alive, the linger after a refusal). A timekeeper thread scans them
+// and shuts down the socket of a connection past its deadline; the thread that owns the connection
+// then sees it closed. docs/decisions.md ("Transport") says why this replaced cpp-httplib on the
+// serving path.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "common/host_port.h"
+#include "common/result.h"
+#include "transport/http_message.h"
+#include "transport/tuning.h"
+
+namespace gpugate::transport {
+
+// A request whose head has been read: the head's views point into the connection's buffer and
+// live until the handler returns. `ssl` is the connection's, for its peer certificate.
+struct Request {
+  const RequestHead& head;
+  std::string_view body;
+  const SSL* ssl;
+};
+
+class EventServer {
+ public:
+  // Runs once a request's head is read, before its body is: returns true with `res` filled to
+  // refuse the request unread (its connection closes after the answer).
+  using HeadCheck = std::function<bool(const Request&, Response&)>;
+  // Answers a whole request. May block; may be called from several threads at once.
+  using Handler = std::function<void(const Request&, Response&)>;
+
+  // `ctx` must outlive the server; the server only makes connections from it.
+  EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Handler handler);
+  ~EventServer();
+  EventServer(const EventServer&) = delete;
+  EventServer& operator=(const EventServer&) = delete;
+
+  // Binds and listens; port 0 picks a free one. Returns the port.
+  Result<int> Listen(const HostPort& address);
+  // Serves until Stop(), then returns once every connection has closed: requests already read
+  // are answered, idle connections are ended at once.
+  void Run();
+  // Every answer from now on carries `Connection: close`. Thread-safe.
+  void Drain() { draining_ = true; }
+  // Closes the listener and ends the run. Thread-safe; may come before Run().
+  void Stop();
+
+  // gpugate_http_connections_* in the Prometheus text format.
+  std::string RenderMetrics() const;
+
+ private:
+  struct Conn;
+  enum Phase : uint8_t {
+    kHandshake,
+    kIdle,
+    kHeaders,
+    kBody,
+    kHandling,
+    kWriting,
+    kLinger,
+    kPhases
+  };
+
+  void Work();                  // one serving thread: epoll_wait and drive what it gets
+  void Keep();                  // the timekeeper, on Run's thread
+  void AcceptAll();             // the listener's event
+  void Drive(Conn& c);          // the connection's event; re-arms or closes it
+  bool Handshake(Conn& c);      // false: closed or waiting
+  bool ReadAndServe(Conn& c);   // false: closed or waiting
+  bool Flush(Conn& c);          // false: closed or waiting
+  void Linger(Conn& c);         // after a refusal: discard what the peer still sends, then close
+  bool ServeBuffered(Conn& c);  // answers every whole request in c's buffer; false: close
+  void Arm(Conn& c, uint32_t events);
+  void SetPhase(Conn& c, Phase phase);
+  void Close(Conn& c);
+  void CloseListener();
+
+  const Tuning tuning_;
+  SSL_CTX& ctx_;
+  const HeadCheck check_;
+  const Handler handler_;
+  const HeadLimits limits_;
+  const size_t threads_;
+  int epoll_ = -1;
+
+  std::mutex listenMu_;        // the listener's descriptor: accepting, closing
+  int listen_ = -1;            // guarded by listenMu_
+  bool listenPaused_ = false;  // guarded by listenMu_; out of descriptors, re-armed by Keep
+
+  mutable std::mutex mu_;            // the connection registry
+  std::condition_variable changed_;  // Stop, or the last connection closed
+  std::unordered_set<Conn*> conns_;  // guarded by mu_
+  bool stopping_ = false;            // guarded by mu_
+
+  std::atomic<bool> draining_{false};
+  std::atomic<bool> exit_{false};  // the serving threads return
+  std::atomic<uint64_t> accepted_{0};
+  std::atomic<uint64_t> refused_{0};  // over maxConnections
+  std::atomic<uint64_t> timedOut_[kPhases] = {};
+  std::atomic<uint64_t> requests_{0};
+};
+
+}  // namespace gpugate::transport

@@ -1,0 +1,84 @@
+// HTTP/1.1 as gpugate's event-driven server speaks it: a request's head parsed from the bytes
+// read so far, and a response written as one buffer. Pure functions over bytes, so every framing
+// rule is tested without a socket (http_message_test.cc).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpugate::transport {
+
+// A request's head. Every view points into the buffer given to ParseRequestHead.
+struct RequestHead {
+  std::string_view method;  // "POST"
+  std::string_view path;    // "/validate", without the query
+  std::string_view query;   // "timeout=5s", without the '?'
+  std::vector<std::pair<std::string_view, std::string_view>> headers;  // in order received
+  size_t headBytes = 0;         // through the blank line; the body starts here
+  size_t contentLength = 0;     // 0 without a Content-Length
+  bool keepAlive = true;        // HTTP/1.1 without `Connection: close`, or 1.0 with keep-alive
+  bool expectContinue = false;  // `Expect: 100-continue`
+
+  // The first header named `name` (any letter case), or "" when there is none.
+  std::string_view Header(std::string_view name) const;
+  bool HasHeader(std::string_view name) const;
+};
+
+// How the bytes received so far stand.
+struct HeadParse {
+  enum class State { kIncomplete, kComplete, kRefused };
+  State state = State::kIncomplete;
+  RequestHead head;    // kComplete
+  int status = 0;      // kRefused: the status to answer before closing the connection
+  std::string reason;  // kRefused: plain text, ending in a newline
+};
+
+struct HeadLimits {
+  size_t maxHeadBytes = 64 << 10;   // request line and headers; over it: 431
+  size_t maxHeaders = 100;          // over it: 431
+  size_t maxTargetBytes = 8 << 10;  // path and query; over it: 414
+  size_t maxBodyBytes = 8 << 20;    // a larger Content-Length: 413, the body never read
+};
+
+// Parses the head at the start of `bytes`. kIncomplete until the blank line has arrived (or the
+// head is already over its limit). Refuses what it cannot frame safely: a malformed request
+// line or header, an HTTP version other than 1.0/1.1, a Transfer-Encoding (411: every caller
+// gpugate serves sends a Content-Length), a body-carrying method without a Content-Length
+// (411), conflicting or malformed Content-Lengths (400), and a body over the cap (413).
+HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits);
+
+// The value of query parameter `name` in `query` ("a=1&timeout=5s"), percent-decoded, or
+// nullopt when absent. `+` stands for a space, as in HTML forms.
+std::optional<std::string> QueryParam(std::string_view query, std::string_view name);
+
+// Whether a Content-Type names JSON ("application/json", any case, any parameters), and not a
+// longer type that merely starts with it ("application/json-patch+json").
+bool IsJsonMediaType(std::string_view contentType);
+
+struct Response {
+  int status = 200;
+  std::string contentType = "text/plain";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // besides the framing ones
+  bool close = false;                                        // end the connection after this answer
+
+  void Set(int code, std::string text, std::string type = "text/plain") {
+    status = code;
+    body = std::move(text);
+    contentType = std::move(type);
+  }
+};
+
+// Appends `res` to `out` as an HTTP/1.1 response: status line, Content-Type, Content-Length,
+// `Connection: close` when `close`, the extra headers, and the body unless `headOnly` (a HEAD
+// request is answered with the GET's headers and no body).
+void WriteResponse(const Response& res, bool close, bool headOnly, std::string& out);
+
+// "OK", "Not Found", ...; "" for a code without a phrase here.
+std::string_view ReasonPhrase(int status);
+
+}  // namespace gpugate::transport
