@@ -1,11 +1,14 @@
-// The transport floor: the same cpp-httplib, TLS and socket settings and the same worker pool as
-// gpugate's transport (webhook/transport/server.cc, tuning.h), answering POST /validate and
-// /mutate with a fixed AdmissionReview response without looking at the body. Whatever gpugate
-// does beyond this (decode, rules, quota, encode, metrics, logs) is the difference between the
-// two under the same load (docs/performance.md). Not a product: no config, no metrics; stops on
-// SIGTERM or SIGINT.
+// The transport floors: a server answering POST /validate and /mutate with a fixed
+// AdmissionReview response without looking at the body, over the same TLS settings as gpugate.
+//   --transport httplib (default): cpp-httplib with gpugate's tuning (transport/tuning.h) —
+//     the yardstick the performance issue names;
+//   --transport event: gpugate's own transport (transport/event_server.h) with its tuning — what
+//     gpugate itself could serve if it did no work.
+// Whatever gpugate does beyond this (decode, rules, quota, encode, metrics, logs) is the
+// difference under the same load (docs/performance.md). Not a product: no config, no metrics;
+// stops on SIGTERM or SIGINT.
 //
-//   gpugate_floor --listen 127.0.0.1:PORT --tls-cert tls.crt --tls-key tls.key
+//   gpugate_floor --listen 127.0.0.1:PORT --tls-cert tls.crt --tls-key tls.key [--transport T]
 #include <httplib.h>
 #include <openssl/ssl.h>
 #include <pthread.h>
@@ -18,6 +21,7 @@
 #include <string_view>
 #include <thread>
 
+#include "transport/event_server.h"
 #include "transport/tls_context.h"
 #include "transport/tuning.h"
 
@@ -40,6 +44,7 @@ struct Args {
   int port = 0;
   std::string cert;
   std::string key;
+  std::string transport = "httplib";
 };
 
 bool ParseArgs(int argc, char** argv, Args& out) {
@@ -55,6 +60,8 @@ bool ParseArgs(int argc, char** argv, Args& out) {
       out.cert = value;
     } else if (flag == "--tls-key") {
       out.key = value;
+    } else if (flag == "--transport" && (value == "httplib" || value == "event")) {
+      out.transport = value;
     } else {
       return false;
     }
@@ -91,10 +98,50 @@ void Routes(httplib::SSLServer& http) {
 
 }  // namespace
 
+// The same routes on gpugate's own transport, as transport::Server sets it up.
+int ServeEvent(const Args& args, const sigset_t& stopSignals) {
+  namespace t = gpugate::transport;
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  if (!ctx || !t::ConfigureServerTls(*ctx, args.cert, args.key)) {
+    std::cerr << "gpugate_floor: cannot load " << args.cert << " / " << args.key << "\n";
+    return 1;
+  }
+  t::EventServer server(
+      t::Tuning{}, *ctx, [](const t::Request&, t::Response&) { return false; },
+      [](const t::Request& req, t::Response& res) {
+        const auto& h = req.head;
+        if (h.method == "POST" && (h.path == "/validate" || h.path == "/mutate")) {
+          res.Set(200, std::string(h.path == "/validate" ? kAllowed : kPatched),
+                  "application/json");
+        } else if (h.path == "/healthz") {
+          res.Set(200, "ok\n");
+        } else {
+          res.Set(404, "");
+        }
+      });
+  auto port = server.Listen({args.host, args.port});
+  if (!port) {
+    std::cerr << "gpugate_floor: " << port.error().message << "\n";
+    return 1;
+  }
+  std::printf("listening on %s:%d\n", args.host.c_str(), *port);
+  std::fflush(stdout);
+  std::thread stopper([&server, stopSignals] {
+    int sig = 0;
+    sigwait(&stopSignals, &sig);
+    server.Stop();
+  });
+  server.Run();
+  stopper.join();
+  SSL_CTX_free(ctx);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   Args args;
   if (!ParseArgs(argc, argv, args)) {
-    std::cerr << "usage: gpugate_floor [--listen HOST:PORT] --tls-cert FILE --tls-key FILE\n";
+    std::cerr << "usage: gpugate_floor [--listen HOST:PORT] --tls-cert FILE --tls-key FILE "
+                 "[--transport httplib|event]\n";
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);  // as gpugate serve: a client hanging up costs one failed write
@@ -103,6 +150,7 @@ int main(int argc, char** argv) {
   sigaddset(&stopSignals, SIGTERM);
   sigaddset(&stopSignals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  if (args.transport == "event") return ServeEvent(args, stopSignals);
 
   auto http = MakeServer(args);
   if (!http->is_valid()) {

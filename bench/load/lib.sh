@@ -47,7 +47,8 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# start_server floor|gpugate PORT: starts it pinned to SERVER_CPU and waits for /healthz.
+# start_server floor|evfloor|gpugate PORT: starts it pinned to SERVER_CPU and waits for /healthz.
+# floor is the cpp-httplib floor, evfloor the same fixed reply on gpugate's event transport.
 # gpugate logs one JSON line per review; they go to /dev/null (a real pod writes them to a pipe).
 start_server() {
   local which=$1 port=$2
@@ -55,6 +56,8 @@ start_server() {
               --tls-key "$WORK/certs/tls.key")
   if [ "$which" = floor ]; then
     taskset -c "$SERVER_CPU" "$FLOOR" "${args[@]}" >/dev/null &
+  elif [ "$which" = evfloor ]; then
+    taskset -c "$SERVER_CPU" "$FLOOR" "${args[@]}" --transport event >/dev/null &
   else
     taskset -c "$SERVER_CPU" "$GPUGATE" serve "${args[@]}" >/dev/null 2>&1 &
   fi

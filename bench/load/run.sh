@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Load benchmarks: gpugate against the transport floor (bench/load/floor_server.cc) under wrk,
+# Load benchmarks: gpugate against the transport floors (bench/load/floor_server.cc) under wrk,
 # over TLS on loopback, server and client each pinned to a CPU of their own. docs/performance.md
 # explains the method and what the numbers mean.
 #
-#   bench/load/run.sh [load]   every case in CASES x ROUTES x CONNS, floor then gpugate;
+#   bench/load/run.sh [load]   every case in CASES x ROUTES x CONNS: the cpp-httplib floor,
+#                              the event-transport floor (evfloor), then gpugate;
 #                              writes bench/results/load.{csv,txt,png}       (make bench-load)
 #   RATE=N bench/load/run.sh   the same at about N requests/s in all (each connection pauses
 #                              between requests) instead of flat out, for latency at a set
@@ -57,14 +58,14 @@ prepare() {
 CSV_HEADER="server,route,body,body_bytes,conns,duration_s,requests,rps,p50_us,p90_us,p99_us,\
 p999_us,max_us,server_cpu_us_per_req,server_cpu_pct,client_cpu_pct,server_core_pct,\
 client_core_pct,other_cpu_pct,peak_rss_kib,conns_served,socket_errors,timeouts,status_errors,\
-rps_ratio"
+rps_ratio,rps_ratio_event"
 
-# measure floor|gpugate ROUTE CASE CONNS FLOOR_RPS: one run; leaves its CSV row in ROW and the
-# share of the two cores other processes took during it in OTHER.
+# measure floor|evfloor|gpugate ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
+# row in ROW and the share of the two cores other processes took during it in OTHER.
 ROW=""
 OTHER=0
 measure() {
-  local which=$1 route=$2 case=$3 conns=$4 floor_rps=$5
+  local which=$1 route=$2 case=$3 conns=$4 floor_rps=$5 evfloor_rps=${6:-0}
   local port body out sampler
   port=$(free_port)
   body=$WORK/$case.json
@@ -88,14 +89,15 @@ measure() {
   out+=" both_cores=$((ot1 - ot0))"
   stop_server
   [ -n "$(field "$out" requests)" ] || { log "wrk gave no result: $out"; exit 1; }
-  ROW=$(format_row "$which,$route,$case,$(stat -c %s "$body"),$conns" "$floor_rps" "$out")
+  ROW=$(format_row "$which,$route,$case,$(stat -c %s "$body"),$conns" "$floor_rps" "$out" \
+    "$evfloor_rps")
   OTHER=$(cut -d, -f19 <<<"$ROW")
 }
 
-# format_row "server,route,case,bytes,conns" FLOOR_RPS "k=v ...": the CSV row.
+# format_row "server,route,case,bytes,conns" FLOOR_RPS "k=v ..." EVFLOOR_RPS: the CSV row.
 format_row() {
   local f=$3
-  awk -v head="$1" -v frps="$2" -v hz="$CLK_TCK" \
+  awk -v head="$1" -v frps="$2" -v erps="${4:-0}" -v hz="$CLK_TCK" \
       -v req="$(field "$f" requests)" -v dur="$(field "$f" duration_us)" \
       -v p50="$(field "$f" p50_us)" -v p90="$(field "$f" p90_us)" -v p99="$(field "$f" p99_us)" \
       -v p999="$(field "$f" p999_us)" -v max="$(field "$f" max_us)" \
@@ -108,12 +110,13 @@ format_row() {
       'BEGIN {
         secs = dur / 1e6; rps = req / secs; core = hz * secs / 100  # ticks in 1% of a core
         split(head, h, ",")
-        ratio = (h[1] == "gpugate" && frps > 0) ? sprintf("%.2f", rps / frps) : ""
+        ratio = (h[1] != "floor" && frps > 0) ? sprintf("%.2f", rps / frps) : ""
+        ratio_ev = (h[1] == "gpugate" && erps > 0) ? sprintf("%.2f", rps / erps) : ""
         other = (both - srv - cli * hz) / core / 2  # % of the two cores
-        printf "%s,%.1f,%d,%.0f,%d,%d,%d,%d,%d,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%d,%d,%s\n",
+        printf "%s,%.1f,%d,%.0f,%d,%d,%d,%d,%d,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%d,%d,%s,%s\n",
           head, secs, req, rps, p50, p90, p99, p999, max, (req > 0 ? srv / hz * 1e6 / req : 0),
           srv / core, cli * hz / core, score / core, ccore / core, (other > 0 ? other : 0),
-          rss, served, conn + rd + wr, tmo, st, ratio }'
+          rss, served, conn + rd + wr, tmo, st, ratio, ratio_ev }'
 }
 
 # measure_clean ...: measure, repeated (after waiting for idle CPUs) while other processes took
@@ -132,16 +135,17 @@ measure_clean() {
 
 # Columns by number: 1 server 2 route 3 body 5 conns 8 rps 9 p50 11 p99 12 p99.9 14 cpu/req
 # 17 server core 18 client core 19 other 20 peak RSS 21 served 22 socket errors 23 timeouts
-# 24 non-2xx 25 ratio.
+# 24 non-2xx 25 ratio to the cpp-httplib floor 26 ratio to the event-transport floor.
 print_table() {
   awk -F, 'NR == 1 {
-      printf "%-7s %-9s %-4s %5s %6s %7s %6s %6s %7s %8s %4s %4s %4s %7s %7s %7s %6s %5s\n",
+      printf "%-7s %-9s %-4s %5s %6s %7s %6s %6s %7s %8s %4s %4s %4s %7s %7s %7s %6s %5s %5s\n",
         "server", "route", "body", "conns", "served", "req/s", "p50ms", "p99ms", "p999ms",
-        "cpu us/r", "srv%", "cli%", "oth%", "RSS MiB", "sockerr", "timeout", "non2xx", "ratio"
+        "cpu us/r", "srv%", "cli%", "oth%", "RSS MiB", "sockerr", "timeout", "non2xx", "ratio",
+        "r/ev"
       next }
-    { printf "%-7s %-9s %-4s %5d %6d %7.0f %6.2f %6.2f %7.2f %8.1f %4.0f %4.0f %4.0f %7.1f %7d %7d %6d %5s\n",
+    { printf "%-7s %-9s %-4s %5d %6d %7.0f %6.2f %6.2f %7.2f %8.1f %4.0f %4.0f %4.0f %7.1f %7d %7d %6d %5s %5s\n",
         $1, $2, $3, $5, $21, $8, $9 / 1000, $11 / 1000, $12 / 1000, $14, $17, $18, $19,
-        $20 / 1024, $22, $23, $24, $25 }' "$1"
+        $20 / 1024, $22, $23, $24, $25, $26 }' "$1"
 }
 
 # STATE describes what was measured when the tree is not a git checkout (or to say more).
@@ -161,7 +165,7 @@ describe_state() {
 run_load() {
   DURATION=${DURATION:-10}
   local name=load${RATE:+-rate$RATE}
-  local csv=$RESULTS/$name.csv floor_rps
+  local csv=$RESULTS/$name.csv floor_rps evfloor_rps
   echo "$CSV_HEADER" >"$csv"
   for case in ${CASES:-3k 15k 60k}; do
     for route in ${ROUTES:-/validate /mutate}; do
@@ -170,8 +174,12 @@ run_load() {
         measure_clean floor "$route" "$case" "$n" 0
         echo "$ROW" >>"$csv"
         floor_rps=$(cut -d, -f8 <<<"$ROW")
+        log "== $case $route c$n: evfloor"
+        measure_clean evfloor "$route" "$case" "$n" "$floor_rps"
+        echo "$ROW" >>"$csv"
+        evfloor_rps=$(cut -d, -f8 <<<"$ROW")
         log "== $case $route c$n: gpugate"
-        measure_clean gpugate "$route" "$case" "$n" "$floor_rps"
+        measure_clean gpugate "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
         echo "$ROW" >>"$csv"
       done
     done
