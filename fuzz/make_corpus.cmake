@@ -5,9 +5,11 @@
 #   OUT_DIR/handler   the same reviews
 #   OUT_DIR/pod_spec  the objects alone (request.object of each review)
 #   OUT_DIR/quantity  one quantity per line of fuzz/quantities.txt
+#   OUT_DIR/http_head one request per line of fuzz/http_heads.txt, and an API server review POST
+#                     carrying the first tests/testdata review
 # Inputs: SOURCE_DIR (the repository), FIXTURES_DIR (../shared/fixtures/k8s-api; may be absent).
 cmake_minimum_required(VERSION 3.25)
-foreach(dir review handler pod_spec quantity)
+foreach(dir review handler pod_spec quantity http_head)
   file(REMOVE_RECURSE "${OUT_DIR}/${dir}")
   file(MAKE_DIRECTORY "${OUT_DIR}/${dir}")
 endforeach()
@@ -82,3 +84,22 @@ foreach(q IN LISTS quantities)
   math(EXPR i "${i} + 1")
   file(WRITE "${OUT_DIR}/quantity/q${i}" "${q}")
 endforeach()
+
+# `\r\n` in the file stands for CRLF; `#` starts a comment line.
+file(STRINGS "${SOURCE_DIR}/fuzz/http_heads.txt" heads REGEX "^[^#]")
+set(i 0)
+foreach(head IN LISTS heads)
+  math(EXPR i "${i} + 1")
+  string(REPLACE "\\r\\n" "\r\n" head "${head}")
+  file(WRITE "${OUT_DIR}/http_head/h${i}" "${head}")
+endforeach()
+if(requests)
+  list(GET requests 0 body_path)
+  file(READ "${body_path}" body)
+  string(LENGTH "${body}" body_bytes)
+  file(WRITE "${OUT_DIR}/http_head/apiserver-review"
+       "POST /validate?timeout=10s HTTP/1.1\r\nHost: gpugate.gpugate-system.svc:443\r\n"
+       "User-Agent: kube-apiserver-admission\r\nContent-Length: ${body_bytes}\r\n"
+       "Accept: application/json, */*\r\nContent-Type: application/json\r\n"
+       "Accept-Encoding: gzip\r\n\r\n${body}")
+endif()

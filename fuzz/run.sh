@@ -25,7 +25,7 @@ else
   shift
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(quantity review pod_spec handler)
+[ ${#targets[@]} -gt 0 ] || targets=(quantity review pod_spec handler http_head)
 src=$(cd "$(dirname "$0")" && pwd)
 
 symbolizer=$(command -v llvm-symbolizer-16 || ls /usr/lib/llvm-16/bin/llvm-symbolizer 2>/dev/null ||
@@ -38,8 +38,11 @@ failed=()
 for t in "${targets[@]}"; do
   bin="$build/fuzz/${t}_fuzzer"
   seeds="$build/fuzz/seeds/$t"
-  dict="$src/k8s.dict"
-  [ "$t" = quantity ] && dict="$src/quantity.dict"
+  case "$t" in
+    quantity) dict="$src/quantity.dict" ;;
+    http_head) dict="$src/http.dict" ;;
+    *) dict="$src/k8s.dict" ;;
+  esac
   crashes="$build/crashes/$t"
   logs="$build/fuzz/logs"
   if [ "$smoke" -eq 1 ]; then
@@ -52,7 +55,8 @@ for t in "${targets[@]}"; do
   fi
   mkdir -p "$corpus" "$crashes" "$logs"
   start=$SECONDS
-  # Inputs are small JSON documents or quantities: one taking 10 s or 2 GiB is a bug too.
+  # Inputs are small JSON documents, quantities or request heads: one taking 10 s or 2 GiB is a
+  # bug too.
   "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -dict="$dict" \
     -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$seeds" >"$log" 2>&1
   rc=$?
