@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include "gpugate_process.h"
 #include "review_builder.h"
@@ -23,21 +24,28 @@ constexpr const char* kJson =
     R"({"namespaces":[{"namespace":"team-a","resources":{"nvidia.com/gpu":{"used":2,"hard":4}}}]})"
     "\n";
 
+constexpr const char* kConfig =
+    "quota:\n"
+    "  namespaces:\n"
+    "    team-a: {nvidia.com/gpu: 4}\n";
+
+// Has the server behind `client` admit a pod in team-a holding 2 GPUs.
+void AdmitTwoGpus(httplib::SSLClient& client) {
+  json review = MakeReview(GpuPod("train", json::array({{{"nvidia.com/gpu", "2"}}})));
+  auto res = client.Post("/validate", review.dump(), "application/json");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  ASSERT_EQ(res->status, 200) << res->body;
+  ASSERT_TRUE(json::parse(res->body)["response"]["allowed"].get<bool>()) << res->body;
+}
+
 // A server with a 4-GPU limit on team-a, which has admitted one pod holding 2.
 class QuotaCliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    dir_->Write("gpugate.yaml",
-                "quota:\n"
-                "  namespaces:\n"
-                "    team-a: {nvidia.com/gpu: 4}\n");
+    dir_->Write("gpugate.yaml", kConfig);
     server_ = new GpugateServer({"--config", dir_->File("gpugate.yaml")});
-    json review = MakeReview(GpuPod("train", json::array({{{"nvidia.com/gpu", "2"}}})));
-    auto res = server_->Client()->Post("/validate", review.dump(), "application/json");
-    ASSERT_TRUE(res) << httplib::to_string(res.error());
-    ASSERT_EQ(res->status, 200) << res->body;
-    ASSERT_TRUE(json::parse(res->body)["response"]["allowed"].get<bool>()) << res->body;
+    AdmitTwoGpus(*server_->Client());
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -139,6 +147,11 @@ TEST_F(QuotaCliTest, UsageErrorsExitTwo) {
        "gpugate quota: --server must be an https:// URL, got \"http://127.0.0.1:8443\"\n"},
       {{"--bogus"}, "gpugate quota: unknown flag --bogus\n"},
       {{"team-a"}, "gpugate quota: unexpected argument \"team-a\"\n"},
+      {{"--cert", "client.crt"}, "gpugate quota: --cert needs --key\n"},
+      {{"--key", "client.key"}, "gpugate quota: --key needs --cert\n"},
+      {{"--kubeconfig", "kubeconfig", "--cert", "client.crt", "--key", "client.key"},
+       "gpugate quota: --kubeconfig reads the cluster directly and does not combine with "
+       "--cert\n"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"quota"};
@@ -179,6 +192,97 @@ TEST_F(QuotaCliTest, RunTimeErrorsExitOneWithTheReason) {
     Exit run = RunGpugate(args);
     EXPECT_EQ(run.code, 1) << run.output;
     EXPECT_EQ(run.output, c.message);
+  }
+}
+
+// The same server with mutual TLS (--tls-client-ca): /quota answers only a caller whose
+// certificate the client CA signed, here one `gpugate certs --client` made for an operator.
+class QuotaCliClientCertTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dirs_ = new Dirs();
+    for (const auto& [dir, name] :
+         {std::pair{&dirs_->operatorCa, "operator"}, std::pair{&dirs_->otherCa, "intruder"}}) {
+      Exit made =
+          RunGpugate({"certs", "--out", dir->path(), "--host", "127.0.0.1", "--client", name});
+      ASSERT_EQ(made.code, 0) << made.output;
+    }
+    dirs_->config.Write("gpugate.yaml", kConfig);
+    server_ = new GpugateServer({"--config", dirs_->config.File("gpugate.yaml"), "--tls-client-ca",
+                                 dirs_->operatorCa.File("ca.crt")});
+    httplib::SSLClient client("127.0.0.1", server_->port(), dirs_->operatorCa.File("client.crt"),
+                              dirs_->operatorCa.File("client.key"));
+    client.set_ca_cert_path(server_->caFile().c_str());
+    client.enable_server_certificate_verification(true);
+    AdmitTwoGpus(client);
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete dirs_;
+    server_ = nullptr;
+    dirs_ = nullptr;
+  }
+
+  static std::string Url() { return "https://127.0.0.1:" + std::to_string(server_->port()); }
+
+  struct Dirs {
+    TempDir operatorCa, otherCa, config;
+  };
+  static Dirs* dirs_;
+  static GpugateServer* server_;
+};
+
+QuotaCliClientCertTest::Dirs* QuotaCliClientCertTest::dirs_ = nullptr;
+GpugateServer* QuotaCliClientCertTest::server_ = nullptr;
+
+TEST_F(QuotaCliClientCertTest, OnlyACertificateFromTheClientCaReadsTheReport) {
+  const std::string cert = dirs_->operatorCa.File("client.crt");
+  const std::string key = dirs_->operatorCa.File("client.key");
+  const std::string otherCert = dirs_->otherCa.File("client.crt");
+  const std::string otherKey = dirs_->otherCa.File("client.key");
+  const std::string missing = dirs_->operatorCa.File("missing.crt");
+  const std::string refused =
+      "gpugate quota: " + Url() +
+      "/quota: HTTP 403 Forbidden: a client certificate signed by the CA in tls.clientCAFile is "
+      "required for /quota; ";
+  struct Case {
+    std::vector<std::string> extra;
+    int code;
+    std::string output;
+  } cases[] = {
+      {{},
+       1,
+       refused + "the connection presented none (pass --cert and --key with a client "
+                 "certificate from the server's client CA)\n"},
+      {{"--cert", cert, "--key", key}, 0, kTable},
+      {{"--cert", cert, "--key", key, "-o", "json"}, 0, kJson},
+      {{"--cert", cert, "--key", key, "--tls-server-name", "gpugate.gpugate-system.svc"},
+       0,
+       kTable},
+      {{"--cert", otherCert, "--key", otherKey},
+       1,
+       refused +
+           "the one presented was refused: unable to verify the first certificate (the "
+           "server did not accept --cert " +
+           otherCert + ": it needs one from its client CA)\n"},
+      {{"--cert", missing, "--key", key}, 1, "gpugate quota: cannot read --cert " + missing + "\n"},
+      {{"--cert", cert, "--key", missing}, 1, "gpugate quota: cannot read --key " + missing + "\n"},
+      {{"--cert", cert, "--key", otherKey},
+       1,
+       "gpugate quota: --key " + otherKey + " does not match --cert " + cert + "\n"},
+      {{"--cert", key, "--key", cert},  // swapped
+       1,
+       "gpugate quota: --cert " + key + " holds no PEM certificate\n"},
+      {{"--cert", cert, "--key", server_->caFile()},
+       1,
+       "gpugate quota: --key " + server_->caFile() + " holds no unencrypted PEM private key\n"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"quota", "--server", Url(), "--cacert", server_->caFile()};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    Exit run = RunGpugate(args);
+    EXPECT_EQ(run.code, c.code) << ::testing::PrintToString(c.extra) << "\n" << run.output;
+    EXPECT_EQ(run.output, c.output) << ::testing::PrintToString(c.extra);
   }
 }
 

@@ -22,7 +22,8 @@ Usage:
       Write ca.crt, tls.crt and tls.key for the webhook Service; print the caBundle. With
       --client, also client.crt and client.key (CN=NAME, for client authentication).
   gpugate quota [--server URL] [--cacert FILE | --insecure-skip-tls-verify]
-                [--tls-server-name NAME] [-n|--namespace NS] [-o|--output table|json]
+                [--cert FILE --key FILE] [--tls-server-name NAME] [-n|--namespace NS]
+                [-o|--output table|json]
       Print the GPU quota usage of a running gpugate (GET /quota). Also installed as the
       kubectl plugin `kubectl gpuquota`.
   gpugate version

@@ -2,18 +2,21 @@
 // running gpugate over TLS and prints it as a table or as the server's JSON.
 #include <httplib.h>
 #include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <sys/socket.h>
 
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <utility>
 
 #include "cli/cli.h"
 #include "cli/flags.h"
+#include "cli/quota_from_cluster.h"
 #include "common/host_port.h"
 #include "common/strings.h"
-#include "cli/quota_from_cluster.h"
 #include "quota/report.h"
 
 namespace gpugate::cli {
@@ -21,6 +24,8 @@ namespace {
 
 constexpr FlagSpec kQuotaFlags[] = {{"server"},
                                     {"cacert"},
+                                    {"cert"},
+                                    {"key"},
                                     {"insecure-skip-tls-verify", false},
                                     {"tls-server-name"},
                                     {"kubeconfig"},
@@ -34,8 +39,11 @@ constexpr const char* kDefaultServer = "https://127.0.0.1:8443";
 void PrintUsage(std::ostream& out, std::string_view command) {
   out << "Usage: " << command
       << " [--server URL] [--cacert FILE | --insecure-skip-tls-verify]\n"
-         "       [--tls-server-name NAME] [-n|--namespace NS] [-o|--output table|json]\n"
-         "   or: " << command << " --kubeconfig FILE [--context NAME] [-n NS] [-o table|json]\n\n"
+         "       [--cert FILE --key FILE] [--tls-server-name NAME] [-n|--namespace NS]\n"
+         "       [-o|--output table|json]\n"
+         "   or: "
+      << command
+      << " --kubeconfig FILE [--context NAME] [-n NS] [-o table|json]\n\n"
          "Prints the GPU quota usage a running gpugate has charged (GET /quota), or, with\n"
          "--kubeconfig, what the cluster's GPUQuota objects record (cluster mode).\n\n"
          "  --server URL                 https://HOST[:PORT][/PREFIX] (default "
@@ -43,6 +51,8 @@ void PrintUsage(std::ostream& out, std::string_view command) {
       << ")\n"
          "  --cacert FILE                verify the server against this CA (default: system CAs)\n"
          "  --insecure-skip-tls-verify   do not verify the server's certificate\n"
+         "  --cert FILE, --key FILE      present this client certificate and key, for a gpugate\n"
+         "                               with mutual TLS (tls.clientCAFile); both or neither\n"
          "  --tls-server-name NAME       the name the certificate must carry, when it is not the\n"
          "                               --server host (e.g. gpugate.gpugate-system.svc through\n"
          "                               kubectl port-forward)\n"
@@ -57,6 +67,7 @@ struct QuotaOptions {
   std::string basePath;  // "" or "/prefix", without a trailing slash
   std::string cacert;
   bool insecure = false;
+  std::string cert, key;   // the client certificate and its key; both empty or both set
   std::string serverName;  // for SNI and verification; empty: the server host
   std::string ns;
   bool json = false;
@@ -92,7 +103,8 @@ Result<QuotaOptions> QuotaOptionsFrom(const Flags& flags) {
     return Fail("unexpected argument " + JsonQuote(flags.positional()[0]));
   }
   if (flags.Has("kubeconfig")) {
-    for (const char* f : {"server", "cacert", "insecure-skip-tls-verify", "tls-server-name"}) {
+    for (const char* f :
+         {"server", "cacert", "insecure-skip-tls-verify", "tls-server-name", "cert", "key"}) {
       if (flags.Has(f)) {
         return Fail("--kubeconfig reads the cluster directly and does not combine with --" +
                     std::string(f));
@@ -108,6 +120,11 @@ Result<QuotaOptions> QuotaOptionsFrom(const Flags& flags) {
   if (options->insecure && !options->cacert.empty()) {
     return Fail("--cacert and --insecure-skip-tls-verify exclude each other");
   }
+  if (flags.Has("cert") != flags.Has("key")) {
+    return Fail(flags.Has("cert") ? "--cert needs --key" : "--key needs --cert");
+  }
+  options->cert = flags.Get("cert").value_or("");
+  options->key = flags.Get("key").value_or("");
   options->serverName = flags.Get("tls-server-name").value_or("");
   options->ns = flags.Get("namespace").value_or("");
   std::string output = flags.Get("output").value_or("table");
@@ -145,6 +162,41 @@ std::string DescribeFailure(httplib::Error error, const httplib::SSLClient& clie
   }
 }
 
+// What to do about a 403: gpugate answers one to a caller that presents no certificate from its
+// client CA (tls.clientCAFile), or one it does not accept.
+std::string ForbiddenHint(const QuotaOptions& options) {
+  if (options.cert.empty()) {
+    return " (pass --cert and --key with a client certificate from the server's client CA)";
+  }
+  return " (the server did not accept --cert " + options.cert +
+         ": it needs one from its client CA)";
+}
+
+// A passphrase callback that has none: an encrypted key fails to load instead of OpenSSL
+// prompting on the terminal.
+int NoPassphrase(char*, int, int, void*) { return -1; }
+
+// Has `ctx` present the certificate in --cert (and any intermediates after it) with the key in
+// --key. Loaded here rather than by httplib's constructor, which says neither which file failed
+// nor why.
+Status UseClientPair(SSL_CTX* ctx, const QuotaOptions& options) {
+  ERR_clear_error();
+  SSL_CTX_set_default_passwd_cb(ctx, NoPassphrase);
+  if (SSL_CTX_use_certificate_chain_file(ctx, options.cert.c_str()) != 1) {
+    ERR_clear_error();
+    return Fail("--cert " + options.cert + " holds no PEM certificate");
+  }
+  if (SSL_CTX_use_PrivateKey_file(ctx, options.key.c_str(), SSL_FILETYPE_PEM) != 1) {
+    unsigned long e = ERR_peek_last_error();
+    bool mismatch =
+        ERR_GET_LIB(e) == ERR_LIB_X509 && ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH;
+    ERR_clear_error();
+    if (mismatch) return Fail("--key " + options.key + " does not match --cert " + options.cert);
+    return Fail("--key " + options.key + " holds no unencrypted PEM private key");
+  }
+  return {};
+}
+
 // The body's first line, shortened, for an error message.
 std::string Excerpt(const std::string& body) {
   std::string line = body.substr(0, body.find('\n'));
@@ -179,6 +231,11 @@ Result<std::string> FetchReport(const QuotaOptions& options, const std::string& 
     addresses[clientHost] = *address;
   }
   httplib::SSLClient client(clientHost, options.server.port);
+  if (!options.cert.empty()) {
+    if (Status used = UseClientPair(client.ssl_context(), options); !used) {
+      return std::unexpected(used.error());
+    }
+  }
   client.set_hostname_addr_map(addresses);
   client.enable_server_certificate_verification(!options.insecure);
   if (!options.cacert.empty()) client.set_ca_cert_path(options.cacert.c_str());
@@ -191,7 +248,8 @@ Result<std::string> FetchReport(const QuotaOptions& options, const std::string& 
   if (res->status != 200) {
     std::string status = "HTTP " + std::to_string(res->status) + " " + res->reason;
     std::string excerpt = Excerpt(res->body);
-    return Fail(url + ": " + status + (excerpt.empty() ? "" : ": " + excerpt));
+    std::string hint = res->status == 403 ? ForbiddenHint(options) : "";
+    return Fail(url + ": " + status + (excerpt.empty() ? "" : ": " + excerpt) + hint);
   }
   return res->body;
 }
@@ -226,9 +284,13 @@ int RunQuota(const std::vector<std::string>& args, std::string_view command) {
   if (auto kubeconfig = flags->Get("kubeconfig")) {
     return PrintClusterUsage(*kubeconfig, flags->Get("context").value_or(""), *options, prefix);
   }
-  if (!options->cacert.empty() && !std::ifstream(options->cacert).good()) {
-    std::cerr << prefix << "cannot read --cacert " << options->cacert << "\n";
-    return 1;
+  const std::pair<const char*, const std::string&> files[] = {
+      {"cacert", options->cacert}, {"cert", options->cert}, {"key", options->key}};
+  for (const auto& [flag, file] : files) {
+    if (!file.empty() && !std::ifstream(file).good()) {
+      std::cerr << prefix << "cannot read --" << flag << " " << file << "\n";
+      return 1;
+    }
   }
   std::string url = flags->Get("server").value_or(kDefaultServer);
   while (url.ends_with('/')) url.pop_back();
