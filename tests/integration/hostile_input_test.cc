@@ -513,6 +513,10 @@ std::vector<Case> Cases() {
        [](const std::string&) { return Head("") + std::string(1 << 20, ' '); },
        {411, "Content-Length"},
        "POST", "/validate", "application/json", true},
+      {"Content-Length of 1 GiB, no body sent",
+       [](const std::string&) { return Head("Content-Length: 1073741824\r\n"); },
+       {413, "over the limit of 8388608"},
+       "POST", "/validate", "application/json", true},
       {"unframed body on an unknown path",
        [](const std::string&) {
          return "PUT /anything HTTP/1.1\r\nHost: gpugate\r\n\r\n" + std::string(1 << 20, ' ');
@@ -558,6 +562,20 @@ std::vector<Case> Cases() {
        [](const std::string&) {
          return "GET /healthz HTTP/1.1\r\nHost: gpugate\r\nX-Long: " + std::string(100'000, 'h') +
                 "\r\n\r\n";
+       },
+       {431, "too large"},
+       "GET", "/healthz", "", true},
+      {"101 header lines",
+       [](const std::string&) {
+         return "GET /healthz HTTP/1.1\r\nHost: gpugate\r\n" + Repeat("X-A: b\r\n", 100) +
+                "\r\n";
+       },
+       {431, "too many request headers"},
+       "GET", "/healthz", "", true},
+      {"200,000 header lines (1.6 MB)",
+       [](const std::string&) {
+         return "GET /healthz HTTP/1.1\r\nHost: gpugate\r\n" + Repeat("X-A: b\r\n", 200'000) +
+                "\r\n";
        },
        {431, "too large"},
        "GET", "/healthz", "", true},
