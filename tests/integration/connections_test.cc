@@ -3,6 +3,7 @@
 // make a new one wait, and none of them may be starved. Then big bodies and deep nesting.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -142,6 +143,42 @@ TEST(Connections, FreshConnectionsAreServedWhileManyKeptAliveOnesIdle) {
   ASSERT_TRUE(server.WaitForLog(needle, std::chrono::seconds(5))) << server.Logs();
   std::string logs = server.Logs();
   EXPECT_GE(std::stoi(logs.substr(logs.find(needle) + needle.size())), kKeptAlive) << logs;
+}
+
+// Containers often start processes with an open-file soft limit of 1,024 and a higher hard
+// limit. gpugate raises its soft limit to fit its connection bound; without that, connections
+// past the soft limit would wait in the listen backlog until others closed.
+TEST(Connections, ASmallOpenFileSoftLimitDoesNotCapConnections) {
+  constexpr rlim_t kSoft = 128;
+  constexpr int kOpen = 300;
+  rlimit mine{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &mine), 0);
+  if (mine.rlim_max != RLIM_INFINITY && mine.rlim_max < 2 * kOpen) {
+    GTEST_SKIP() << "the hard open-file limit (" << mine.rlim_max
+                 << ") is too low to show the server raising its soft limit";
+  }
+  // The server inherits the lowered soft limit; this process gets its own back at once.
+  rlimit low{kSoft, mine.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  GpugateServer server;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &mine), 0);
+  // Below the bound (4,096 connections) the server says so; this machine's hard limit decides.
+  const bool roomForAll = mine.rlim_max == RLIM_INFINITY || mine.rlim_max >= 4096 + 64;
+  EXPECT_EQ(server.Logs().find("open file limit is below") == std::string::npos, roomForAll)
+      << server.Logs();
+
+  const std::string review =
+      MakeReview(GpuPod("p", json::array({{{"nvidia.com/gpu", "1"}}}))).dump();
+  std::vector<std::unique_ptr<httplib::SSLClient>> open(kOpen);
+  Tally answered;
+  ParallelFor(kOpen, [&](int i) {
+    open[i] = PatientClient(server);
+    answered.Add(open[i]->Post("/validate", review, "application/json"),
+                 "connection " + std::to_string(i));
+  });
+  EXPECT_EQ(answered.ok(), kOpen) << answered.firstFailure();
+  std::string metrics = Metrics(server);
+  EXPECT_GE(Sample(metrics, "gpugate_http_connections_open"), kOpen) << metrics;
 }
 
 // `depth` JSON arrays nested around `inner`.

@@ -128,6 +128,14 @@ int RunServe(const std::vector<std::string>& args) {
   if (cfg->cluster.enabled || !cfg->quota.stateFile.empty()) {
     tuning.threads = transport::AvailableCpus() + kBlockingThreads;
   }
+  // Each open connection is a descriptor, plus a few for the listener, epoll, files and logs.
+  const size_t wantedFiles = tuning.maxConnections + 64;
+  if (size_t files = transport::RaiseOpenFileLimit(wantedFiles); files < wantedFiles) {
+    transport::LogLine("open file limit is below the connection bound")
+        .Int("limit", static_cast<int64_t>(files))
+        .Int("maxConnections", static_cast<int64_t>(tuning.maxConnections))
+        .Warn();
+  }
   transport::Server server(
       {.listen = *listen,
        .certFile = cfg->tls.certFile,

@@ -56,6 +56,11 @@ struct Tuning {
 // at least 1.
 size_t AvailableCpus();
 
+// Raises this process's open-file soft limit towards `wanted` (never past the hard limit, never
+// lowering it) and returns the soft limit now in force. Containers commonly start with a soft
+// limit of 1,024, below maxConnections; a connection refused by it waits in the listen backlog.
+size_t RaiseOpenFileLimit(size_t wanted);
+
 // Applies `tuning` to a cpp-httplib `server` (the benchmarks' floor) (call before binding;
 // TCP_NODELAY is set on the listening socket and accepted sockets inherit it) and installs a
 // WorkerPool as its task queue. Returns the pool so the caller can read its stats; the server holds
