@@ -3,11 +3,15 @@
 --
 --   wrk -t1 -c16 -d10s --latency -s post.lua https://127.0.0.1:PORT/validate -- BODY.json [MS]
 --
--- MS, if given, is a pause in milliseconds before each request on a connection, which caps the
--- rate (connections x 1000 / (MS + latency)) for latency at a set load rather than at
--- saturation. wrk still waits for each response before the pause, so a slow response delays
--- the requests behind it instead of showing as their latency (coordinated omission): at a set
--- rate the tail it reports is a lower bound.
+-- MS, if given, is the mean pause in milliseconds before each request on a connection, which
+-- caps the rate (connections x 1000 / (MS + latency)) for latency at a set load rather than at
+-- saturation. Each pause is drawn from an exponential distribution, so the connections' requests
+-- arrive independently (a Poisson stream, as reviews from unrelated pod creations do). A fixed
+-- pause would lock the connections into step: every connection opens at once and waits the same
+-- time after each answer, so all N requests would keep arriving together, a burst of N every MS.
+-- wrk still waits for each response before the pause, so a slow response delays the requests
+-- behind it instead of showing as their latency (coordinated omission): at a set rate the tail
+-- it reports is a lower bound.
 --
 -- No response() callback on purpose: defining one makes wrk hand every response to Lua, which
 -- costs the client more than the small servers cost. wrk counts non-2xx replies itself
@@ -26,8 +30,10 @@ function init(args)
   -- Defined only when asked for: wrk runs a timer per request once a script has delay().
   local pause = tonumber(args[2])
   if pause then
+    math.randomseed(os.time())
     function delay()
-      return pause
+      -- 1 - random() is in (0, 1], so the log is finite.
+      return math.floor(-math.log(1 - math.random()) * pause + 0.5)
     end
   end
 end
