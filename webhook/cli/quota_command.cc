@@ -15,6 +15,8 @@
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "cli/quota_from_cluster.h"
+#include "cluster/tls_material.h"
+#include "common/files.h"
 #include "common/host_port.h"
 #include "common/strings.h"
 #include "quota/report.h"
@@ -172,28 +174,25 @@ std::string ForbiddenHint(const QuotaOptions& options) {
          ": it needs one from its client CA)";
 }
 
-// A passphrase callback that has none: an encrypted key fails to load instead of OpenSSL
-// prompting on the terminal.
-int NoPassphrase(char*, int, int, void*) { return -1; }
-
 // Has `ctx` present the certificate in --cert (and any intermediates after it) with the key in
-// --key. Loaded here rather than by httplib's constructor, which says neither which file failed
-// nor why.
+// --key, parsed as a kubeconfig's client pair is (cluster/tls_material.h: an encrypted key is
+// refused, never prompted for). Loaded here rather than by httplib's constructor, which says
+// neither which file failed nor why.
 Status UseClientPair(SSL_CTX* ctx, const QuotaOptions& options) {
+  auto certPem = ReadFile(options.cert);
+  auto chain = certPem ? cluster::ParseCertificates(*certPem) : std::unexpected(certPem.error());
+  if (!chain) return Fail("--cert " + options.cert + " holds no PEM certificate");
+  auto keyPem = ReadFile(options.key);
+  auto key = keyPem ? cluster::ParsePrivateKey(*keyPem) : std::unexpected(keyPem.error());
+  if (!key) return Fail("--key " + options.key + " holds no unencrypted PEM private key");
+  bool used = SSL_CTX_use_certificate(ctx, chain->front().get()) == 1;
+  for (size_t i = 1; used && i < chain->size(); ++i) {
+    used = SSL_CTX_add1_chain_cert(ctx, (*chain)[i].get()) == 1;
+  }
+  used =
+      used && SSL_CTX_use_PrivateKey(ctx, key->get()) == 1 && SSL_CTX_check_private_key(ctx) == 1;
   ERR_clear_error();
-  SSL_CTX_set_default_passwd_cb(ctx, NoPassphrase);
-  if (SSL_CTX_use_certificate_chain_file(ctx, options.cert.c_str()) != 1) {
-    ERR_clear_error();
-    return Fail("--cert " + options.cert + " holds no PEM certificate");
-  }
-  if (SSL_CTX_use_PrivateKey_file(ctx, options.key.c_str(), SSL_FILETYPE_PEM) != 1) {
-    unsigned long e = ERR_peek_last_error();
-    bool mismatch =
-        ERR_GET_LIB(e) == ERR_LIB_X509 && ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH;
-    ERR_clear_error();
-    if (mismatch) return Fail("--key " + options.key + " does not match --cert " + options.cert);
-    return Fail("--key " + options.key + " holds no unencrypted PEM private key");
-  }
+  if (!used) return Fail("--key " + options.key + " does not match --cert " + options.cert);
   return {};
 }
 
