@@ -90,19 +90,29 @@ std::string Metrics(const GpugateServer& server) {
   return res ? res->body : "";
 }
 
+// `n` kept-alive clients, each of which has posted `review` once; each answer counted in `tally`
+// under "<what> <i>".
+std::vector<std::unique_ptr<httplib::SSLClient>> ClientsThatAsked(const GpugateServer& server,
+                                                                  int n, const std::string& review,
+                                                                  Tally& tally,
+                                                                  const std::string& what) {
+  std::vector<std::unique_ptr<httplib::SSLClient>> clients(n);
+  ParallelFor(n, [&](int i) {
+    clients[i] = PatientClient(server);
+    tally.Add(clients[i]->Post("/validate", review, "application/json"),
+              what + " " + std::to_string(i));
+  });
+  return clients;
+}
+
 TEST(Connections, FreshConnectionsAreServedWhileManyKeptAliveOnesIdle) {
   GpugateServer server;
   const std::string review =
       MakeReview(GpuPod("p", json::array({{{"nvidia.com/gpu", "1"}}}))).dump();
 
   // 256 connections, each answered once and then left open and idle.
-  std::vector<std::unique_ptr<httplib::SSLClient>> kept(kKeptAlive);
   Tally first;
-  ParallelFor(kKeptAlive, [&](int i) {
-    kept[i] = PatientClient(server);
-    first.Add(kept[i]->Post("/validate", review, "application/json"),
-              "first request " + std::to_string(i));
-  });
+  auto kept = ClientsThatAsked(server, kKeptAlive, review, first, "first request");
   ASSERT_EQ(first.ok(), kKeptAlive) << first.firstFailure();
   std::string before = Metrics(server);
   EXPECT_GE(Sample(before, "gpugate_http_connections_open"), kKeptAlive) << before;
@@ -169,13 +179,8 @@ TEST(Connections, ASmallOpenFileSoftLimitDoesNotCapConnections) {
 
   const std::string review =
       MakeReview(GpuPod("p", json::array({{{"nvidia.com/gpu", "1"}}}))).dump();
-  std::vector<std::unique_ptr<httplib::SSLClient>> open(kOpen);
   Tally answered;
-  ParallelFor(kOpen, [&](int i) {
-    open[i] = PatientClient(server);
-    answered.Add(open[i]->Post("/validate", review, "application/json"),
-                 "connection " + std::to_string(i));
-  });
+  auto open = ClientsThatAsked(server, kOpen, review, answered, "connection");
   EXPECT_EQ(answered.ok(), kOpen) << answered.firstFailure();
   std::string metrics = Metrics(server);
   EXPECT_GE(Sample(metrics, "gpugate_http_connections_open"), kOpen) << metrics;
