@@ -58,6 +58,8 @@ start_server() {
     taskset -c "$SERVER_CPU" "$FLOOR" "${args[@]}" >/dev/null &
   elif [ "$which" = evfloor ]; then
     taskset -c "$SERVER_CPU" "$FLOOR" "${args[@]}" --transport event >/dev/null &
+  elif [ "$which" = before ]; then
+    taskset -c "$SERVER_CPU" "$BASELINE" serve "${args[@]}" >/dev/null 2>&1 &
   else
     taskset -c "$SERVER_CPU" "$GPUGATE" serve "${args[@]}" >/dev/null 2>&1 &
   fi

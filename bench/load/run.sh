@@ -20,7 +20,13 @@
 # WAIT_IDLE (1: wait for idle CPUs before building and before each run), MAX_OTHER (10: a run
 # in which other processes took more than this % of the two cores is repeated, up to RETRIES,
 # 3, times), RATE (requests/s in all; unset: flat out), STATE (what was measured, for the
-# report; default: the git commit).
+# report; default: the git commit), BASELINE (another gpugate binary, e.g. an earlier commit's
+# Release build: each case then also runs it, as server "before", right after gpugate, so a
+# change is measured side by side in one run; its ratio column is to the same floor).
+#
+# Comparing two commits: git worktree add /tmp/before <commit>; build its gpugate with
+# cmake -S /tmp/before -B /tmp/before/build-bench -DCMAKE_BUILD_TYPE=Release
+# -DGPUGATE_BUILD_TESTS=OFF; then BASELINE=/tmp/before/build-bench/webhook/gpugate make bench-load.
 # Needs wrk, taskset, ss, gnuplot, curl, python3: `bash tools/install-deps.sh bench`.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -60,7 +66,7 @@ p999_us,max_us,server_cpu_us_per_req,server_cpu_pct,client_cpu_pct,server_core_p
 client_core_pct,other_cpu_pct,peak_rss_kib,conns_served,socket_errors,timeouts,status_errors,\
 rps_ratio,rps_ratio_event"
 
-# measure floor|evfloor|gpugate ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
+# measure floor|evfloor|gpugate|before ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
 # row in ROW and the share of the two cores other processes took during it in OTHER.
 ROW=""
 OTHER=0
@@ -111,7 +117,7 @@ format_row() {
         secs = dur / 1e6; rps = req / secs; core = hz * secs / 100  # ticks in 1% of a core
         split(head, h, ",")
         ratio = (h[1] != "floor" && frps > 0) ? sprintf("%.2f", rps / frps) : ""
-        ratio_ev = (h[1] == "gpugate" && erps > 0) ? sprintf("%.2f", rps / erps) : ""
+        ratio_ev = ((h[1] == "gpugate" || h[1] == "before") && erps > 0) ? sprintf("%.2f", rps / erps) : ""
         other = (both - srv - cli * hz) / core / 2  # % of the two cores
         printf "%s,%.1f,%d,%.0f,%d,%d,%d,%d,%d,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%d,%d,%s,%s\n",
           head, secs, req, rps, p50, p90, p99, p999, max, (req > 0 ? srv / hz * 1e6 / req : 0),
@@ -181,6 +187,11 @@ run_load() {
         log "== $case $route c$n: gpugate"
         measure_clean gpugate "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
         echo "$ROW" >>"$csv"
+        if [ -n "${BASELINE:-}" ]; then
+          log "== $case $route c$n: before ($BASELINE)"
+          measure_clean before "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
+          echo "$ROW" >>"$csv"
+        fi
       done
     done
   done
