@@ -26,32 +26,37 @@ namespace gpugate::fuzz {
     if (!(cond)) ::gpugate::fuzz::Fail(__FILE__, __LINE__, #cond, (detail)); \
   } while (0)
 
+// Appends every part to `out` (the views' fields are string_views, which `+` does not join).
+template <typename... Parts>
+void Append(std::string& out, const Parts&... parts) {
+  (out.append(std::string_view(parts)), ...);
+}
+
 // Every field of the views, one per line, in order.
 inline std::string Render(const policy::ObjectView& v) {
   std::string out;
   for (const policy::PodSpecView& p : v.podSpecs) {
-    out += "pod " + p.path + " " + p.pointer + " meta " + p.metadataPath + " " + p.metadataPointer +
-           " scheduler " + (p.hasSchedulerName ? "=" : "?") + p.schedulerName + " node " +
-           p.nodeName + (p.hasTolerations ? " tolerations" : "") +
-           (p.hasAnnotations ? " annotations" : "") + "\n";
+    Append(out, "pod ", p.path, " ", p.pointer, " meta ", p.metadataPath, " ", p.metadataPointer,
+           " scheduler ", p.hasSchedulerName ? "=" : "?", p.schedulerName, " node ", p.nodeName,
+           p.hasTolerations ? " tolerations" : "", p.hasAnnotations ? " annotations" : "", "\n");
     for (const policy::ContainerView& c : p.containers) {
-      out += "  container " + std::to_string(static_cast<int>(c.kind)) + "/" +
-             std::to_string(c.index) + " " + c.name + (c.privileged ? " privileged" : "") +
-             " restart " + c.restartPolicy + "\n";
+      Append(out, "  container ", std::to_string(static_cast<int>(c.kind)), "/",
+             std::to_string(c.index), " ", c.name, c.privileged ? " privileged" : "", " restart ",
+             c.restartPolicy, "\n");
       for (const auto& r : c.limits) {
-        out += "    limit " + r.name + "=" + r.value.text + (r.value.wrongType ? "!" : "") + "\n";
+        Append(out, "    limit ", r.name, "=", r.value.text, r.value.wrongType ? "!" : "", "\n");
       }
       for (const auto& r : c.requests) {
-        out += "    request " + r.name + "=" + r.value.text + (r.value.wrongType ? "!" : "") + "\n";
+        Append(out, "    request ", r.name, "=", r.value.text, r.value.wrongType ? "!" : "", "\n");
       }
       for (const auto& e : c.env) {
-        out += "    env " + e.name + "=" + e.value + (e.fromSource ? " from" : "") + "\n";
+        Append(out, "    env ", e.name, "=", e.value, e.fromSource ? " from" : "", "\n");
       }
     }
     for (const auto& t : p.tolerations) {
-      out += "  toleration " + t.key + " " + t.op + " " + t.value + " " + t.effect + "\n";
+      Append(out, "  toleration ", t.key, " ", t.op, " ", t.value, " ", t.effect, "\n");
     }
-    for (const auto& [k, a] : p.annotations) out += "  annotation " + k + "=" + a + "\n";
+    for (const auto& [k, a] : p.annotations) Append(out, "  annotation ", k, "=", a, "\n");
   }
   for (const policy::ShapeError& e : v.shapeErrors)
     out += "shape " + e.path + ": " + e.problem + "\n";

@@ -65,9 +65,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const review::RawJsonFinder simdRaw(text, "");
   const review::RawJsonFinder nlohmannRaw(text, "");
-  const policy::ObjectView bySimdjson = review::WalkPodSpecs(review::SimdjsonView(&simdRaw), root);
+  // The views borrow from `parser` and `doc`, which outlive them; `texts` holds the numbers' text.
+  policy::TextArena texts;
+  const policy::ObjectView bySimdjson =
+      review::WalkPodSpecs(review::SimdjsonView(&simdRaw), root, texts, nullptr);
   const policy::ObjectView byNlohmann =
-      review::WalkPodSpecs(review::NlohmannView(&nlohmannRaw), &doc);
+      review::WalkPodSpecs(review::NlohmannView(&nlohmannRaw), &doc, texts, nullptr);
   const std::string rendered = fuzz::Render(bySimdjson);
   FUZZ_CHECK(rendered == fuzz::Render(byNlohmann),
              "simdjson:\n" + rendered + "\nnlohmann:\n" + fuzz::Render(byNlohmann));

@@ -13,7 +13,7 @@ namespace {
 using policy::CoreLimitMode;
 using policy::ManagedResource;
 using policy::Settings;
-using policy::TolerationView;
+using policy::Toleration;
 
 // Reads a scalar and keeps it only if `valid` accepts it; otherwise "must be <what>, got ...".
 Status ReadChecked(const Cursor& value, bool (*valid)(std::string_view), std::string_view what,
@@ -101,27 +101,25 @@ bool IsEffect(std::string_view s) {
   return s.empty() || s == "NoSchedule" || s == "PreferNoSchedule" || s == "NoExecute";
 }
 
-constexpr Field<TolerationView> kTolerationFields[] = {
+constexpr Field<Toleration> kTolerationFields[] = {
     {"key",
-     [](const Cursor& v, TolerationView& t) {
+     [](const Cursor& v, Toleration& t) {
        return ReadChecked(v, IsTolerationKey, "a taint key such as \"nvidia.com/gpu\"", t.key);
      }},
-    {"operator",
-     [](const Cursor& v, TolerationView& t) {
-       return ReadChecked(v, IsOperator, "Exists or Equal", t.op);
-     }},
+    {"operator", [](const Cursor& v,
+                    Toleration& t) { return ReadChecked(v, IsOperator, "Exists or Equal", t.op); }},
     {"value",
-     [](const Cursor& v, TolerationView& t) {
+     [](const Cursor& v, Toleration& t) {
        return ReadChecked(v, IsLabelValue, "a taint value (a label value)", t.value);
      }},
     {"effect",
-     [](const Cursor& v, TolerationView& t) {
+     [](const Cursor& v, Toleration& t) {
        return ReadChecked(v, IsEffect, "NoSchedule, PreferNoSchedule, NoExecute or \"\"", t.effect);
      }},
 };
 
-Status ReadToleration(const Cursor& item, TolerationView& out) {
-  TolerationView t;
+Status ReadToleration(const Cursor& item, Toleration& out) {
+  Toleration t;
   if (auto st = ReadFields(item, kTolerationFields, t); !st) return st;
   if (t.op.empty()) t.op = "Equal";  // Kubernetes' default, written out so patches are explicit
   if (t.op == "Exists" && !t.value.empty()) {
@@ -133,7 +131,7 @@ Status ReadToleration(const Cursor& item, TolerationView& out) {
 }
 
 Status ReadTolerations(const Cursor& value, Settings& out) {
-  std::vector<TolerationView> tolerations;
+  std::vector<Toleration> tolerations;
   auto st = VisitList(value, [&](const Cursor& item) -> Status {
     return ReadToleration(item, tolerations.emplace_back());
   });

@@ -7,9 +7,9 @@
 
 namespace gpugate::policy {
 
-std::vector<std::string> RequestedManagedResources(const PodSpecView& pod,
-                                                   const Settings& settings) {
-  std::vector<std::string> out;
+std::vector<std::string_view> RequestedManagedResources(const PodSpecView& pod,
+                                                        const Settings& settings) {
+  std::vector<std::string_view> out;
   for (const ContainerView& c : pod.containers) {
     for (const ResourceValue& v : ManagedValues(c, settings)) {
       Result<Quantity> q = ParseResourceQuantity(*v.text);
@@ -27,20 +27,20 @@ bool IsGpuPod(const PodSpecView& pod, const Settings& settings) {
 
 Result<std::optional<SchedulerRequirement>> RequiredScheduler(const PodSpecView& pod,
                                                               const Settings& settings) {
-  std::vector<std::string> requested = RequestedManagedResources(pod, settings);
+  std::vector<std::string_view> requested = RequestedManagedResources(pod, settings);
   if (requested.empty()) return std::nullopt;
   if (!settings.schedulerName.empty()) {
     return SchedulerRequirement{settings.schedulerName, "mutation.schedulerName"};
   }
   std::optional<SchedulerRequirement> found;
-  for (const std::string& name : requested) {  // sorted: the first disagreement is stable
+  for (std::string_view name : requested) {  // sorted: the first disagreement is stable
     const std::string& scheduler = settings.Find(name)->schedulerName;
     if (scheduler.empty()) continue;
     if (!found) {
-      found = SchedulerRequirement{scheduler, name};
+      found = SchedulerRequirement{scheduler, std::string(name)};
     } else if (found->scheduler != scheduler) {
       return Fail(found->source + " requires scheduler " + JsonQuote(found->scheduler) + " but " +
-                  name + " requires scheduler " + JsonQuote(scheduler));
+                  std::string(name) + " requires scheduler " + JsonQuote(scheduler));
     }
   }
   return found;

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -14,8 +15,9 @@ namespace gpugate::policy {
 
 // Managed resource names with a valid, positive quantity in any container's limits or requests
 // (init and ephemeral included), sorted and unique. Invalid quantities are left to the rules.
-std::vector<std::string> RequestedManagedResources(const PodSpecView& pod,
-                                                   const Settings& settings);
+// The names point into `pod`.
+std::vector<std::string_view> RequestedManagedResources(const PodSpecView& pod,
+                                                        const Settings& settings);
 
 // A pod spec is a GPU pod when it requests any managed resource.
 bool IsGpuPod(const PodSpecView& pod, const Settings& settings);

@@ -44,7 +44,8 @@ TEST(RequestedManagedResources, Table) {
        {}},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(RequestedManagedResources(c.pod, Settings{}), c.want) << c.name;
+    const std::vector<std::string_view> got = RequestedManagedResources(c.pod, Settings{});
+    EXPECT_EQ(std::vector<std::string>(got.begin(), got.end()), c.want) << c.name;
     EXPECT_EQ(IsGpuPod(c.pod, Settings{}), !c.want.empty()) << c.name;
   }
 }

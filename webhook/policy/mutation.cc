@@ -24,11 +24,11 @@ void PlanTolerations(const PodSpecView& pod, const Settings& settings, MutationP
     present.push_back(wanted);
     plan.addTolerations.push_back(std::move(wanted));
   };
-  for (const std::string& name : RequestedManagedResources(pod, settings)) {
+  for (std::string_view name : RequestedManagedResources(pod, settings)) {
     const ManagedResource* r = settings.Find(name);
     if (r && r->toleration) add({.key = name, .op = "Exists", .effect = "NoSchedule"});
   }
-  for (const TolerationView& t : settings.tolerations) add(t);
+  for (const Toleration& t : settings.tolerations) add(t.View());
 }
 
 void PlanScheduler(const PodSpecView& pod, const Settings& settings, MutationPlan& plan) {

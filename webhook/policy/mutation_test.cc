@@ -14,7 +14,9 @@ constexpr char kVcudaMemory[] = "tencent.com/vcuda-memory";
 constexpr char kVolcanoMemory[] = "volcano.sh/gpu-memory";
 
 std::string Describe(const TolerationView& t) {
-  return t.key + ":" + t.op + ":" + t.value + ":" + t.effect;
+  std::string out;
+  for (std::string_view part : {t.key, t.op, t.value}) (out += part) += ':';
+  return out += t.effect;
 }
 
 // The plan as the lines a reader of the patch would list.
@@ -352,7 +354,7 @@ TEST(PlanMutation, AnAlreadyMutatedPodGetsAnEmptyPlan) {
   mutated.schedulerName = *first.schedulerName;
   mutated.hasSchedulerName = true;
   mutated.hasAnnotations = true;
-  mutated.annotations = {{std::string(kVcudaCoreLimitAnnotation), *first.coreLimit}};
+  mutated.annotations = {{kVcudaCoreLimitAnnotation, *first.coreLimit}};
   EXPECT_EQ(Lines(PlanMutation(mutated, settings)), std::vector<std::string>{});
 }
 

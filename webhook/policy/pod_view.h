@@ -3,11 +3,19 @@
 // request's JSON (review/pod_spec_finder.h); rules never see a JSON library's types, so the
 // request-path parser can change without touching a rule.
 //
-// All strings are owned copies. Lists keep the object's order; resource lists are sorted by
-// name so that every output built from them is deterministic.
+// The views borrow: their string_views point into the parsed document they were read from (the
+// request's simdjson parser, or the nlohmann document of a watched pod), so reading a pod copies
+// no names, values or quantities. A PodSpecView holds `backing`, which keeps that document (and
+// the few texts the reader had to synthesize, such as a number's literal text) alive for as long
+// as any copy of the view exists. Only locations (path, pointer) are built strings.
+//
+// Lists keep the object's order; resource lists are sorted by name so that every output built
+// from them is deterministic.
 #pragma once
 
 #include <cstddef>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,43 +29,53 @@ enum class ContainerKind { kInit, kRegular, kEphemeral };
 // "initContainers", "containers" or "ephemeralContainers".
 std::string_view ContainerListField(ContainerKind kind);
 
+// Owns texts that views point at but that no parsed document holds: a number's literal text as
+// the reader printed it, strings given by a test's builder. Texts never move once kept.
+class TextArena {
+ public:
+  std::string_view Keep(std::string text) { return texts_.emplace_back(std::move(text)); }
+
+ private:
+  std::deque<std::string> texts_;
+};
+
 // A resource quantity as written. JSON strings and numbers carry their text (Kubernetes accepts
 // both); any other JSON type is kept as a type error so a rule can name it.
 struct QuantityText {
-  std::string text;        // the string's value or the number's literal text
+  std::string_view text;   // the string's value or the number's literal text
   bool wrongType = false;  // true: not a string or number; `text` is the JSON type name
 };
 
 struct ResourceEntry {
-  std::string name;  // e.g. "nvidia.com/gpu"
+  std::string_view name;  // e.g. "nvidia.com/gpu"
   QuantityText value;
 };
 
 struct EnvVarView {
-  std::string name;
-  std::string value;        // literal value ("" when absent)
+  std::string_view name;
+  std::string_view value;   // literal value ("" when absent)
   bool fromSource = false;  // set through valueFrom: the value is not known at admission
 };
 
 struct ContainerView {
   ContainerKind kind = ContainerKind::kRegular;
   size_t index = 0;  // position within its own list
-  std::string name;
+  std::string_view name;
   std::vector<ResourceEntry> limits;    // sorted by name
   std::vector<ResourceEntry> requests;  // sorted by name
   std::vector<EnvVarView> env;
-  bool privileged = false;    // securityContext.privileged
-  std::string restartPolicy;  // init containers: "Always" marks a sidecar
+  bool privileged = false;         // securityContext.privileged
+  std::string_view restartPolicy;  // init containers: "Always" marks a sidecar
 
   const QuantityText* Limit(std::string_view resource) const;
   const QuantityText* Request(std::string_view resource) const;
 };
 
 struct TolerationView {
-  std::string key;
-  std::string op;  // "Exists" or "Equal"; "" means Equal, as Kubernetes defaults it
-  std::string value;
-  std::string effect;  // "" matches every effect
+  std::string_view key;
+  std::string_view op;  // "Exists" or "Equal"; "" means Equal, as Kubernetes defaults it
+  std::string_view value;
+  std::string_view effect;  // "" matches every effect
 };
 
 struct PodSpecView {
@@ -68,13 +86,15 @@ struct PodSpecView {
   std::string metadataPointer;  // pointer to the metadata beside it ("" when it has none)
 
   std::vector<ContainerView> containers;  // init, then regular, then ephemeral
-  std::string schedulerName;              // "" when absent
+  std::string_view schedulerName;         // "" when absent
   bool hasSchedulerName = false;
-  std::string nodeName;
+  std::string_view nodeName;
   bool hasTolerations = false;  // the field exists (possibly empty) in the object
   std::vector<TolerationView> tolerations;
   bool hasAnnotations = false;  // metadata.annotations exists as an object
-  std::vector<std::pair<std::string, std::string>> annotations;  // sorted by key
+  std::vector<std::pair<std::string_view, std::string_view>> annotations;  // sorted by key
+  // Keeps alive what the string_views above point into; shared by every copy.
+  std::shared_ptr<const void> backing;
 
   std::optional<std::string_view> Annotation(std::string_view key) const;
   // "spec.containers[1] \"trainer\"": the container named for messages.

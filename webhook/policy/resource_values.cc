@@ -26,7 +26,7 @@ std::vector<ResourceValue> ManagedValues(const ContainerView& c, const Settings&
 }
 
 Result<Quantity> ParseResourceQuantity(const QuantityText& text) {
-  if (text.wrongType) return Fail("must be a quantity string, got " + text.text);
+  if (text.wrongType) return Fail("must be a quantity string, got " + std::string(text.text));
   constexpr std::string_view kSpace = " \t\n\r\v\f";
   std::string_view s = text.text;
   size_t first = s.find_first_not_of(kSpace);

@@ -20,7 +20,8 @@ TEST(ManagedValues, ByNameLimitBeforeRequestManagedOnly) {
                         .Build();
   std::string got;
   for (const ResourceValue& v : ManagedValues(pod.containers[0], Settings{})) {
-    got += std::string(v.resource) + " " + std::string(v.field) + " " + v.text->text + "; ";
+    got += std::string(v.resource) + " " + std::string(v.field) + " " + std::string(v.text->text) +
+           "; ";
   }
   EXPECT_EQ(got,
             "amd.com/gpu request 2; nvidia.com/gpu limit 3; nvidia.com/gpu request 1; "

@@ -17,7 +17,7 @@ void CheckScheduler(const PodSpecView& pod, const Settings& settings, std::vecto
   }
   if (!*required || pod.nodeName.empty()) return;
   const SchedulerRequirement& req = **required;
-  const std::string& name = pod.schedulerName;
+  const std::string_view name = pod.schedulerName;
   if (!name.empty() && name != "default-scheduler" && name != req.scheduler) return;
   out.push_back({kSchedulerRule, pod.path + ".nodeName " + JsonQuote(pod.nodeName) +
                                      " bypasses the " + req.scheduler + " scheduler that " +

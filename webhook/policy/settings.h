@@ -21,6 +21,16 @@ struct ManagedResource {
   bool toleration = true;                  // add the ExtendedResourceToleration for it on mutate
 };
 
+// A toleration from the configuration, owning its strings (a TolerationView borrows).
+struct Toleration {
+  std::string key;
+  std::string op;
+  std::string value;
+  std::string effect;
+
+  TolerationView View() const { return {.key = key, .op = op, .value = value, .effect = effect}; }
+};
+
 enum class CoreLimitMode {
   kRequest,  // the smallest tencent.com/vcuda-core share among the pod's containers
   kFixed,    // CoreLimit::value
@@ -35,11 +45,11 @@ struct CoreLimit {
 struct Settings {
   std::vector<ManagedResource> resources = DefaultResources();
   std::vector<std::string> exemptNamespaces = {"kube-system"};
-  std::string schedulerName;                // mutation.schedulerName: for every GPU pod when set
-  std::vector<TolerationView> tolerations;  // mutation.tolerations: added to every GPU pod
-  CoreLimit coreLimit;                      // mutation.coreLimit
-  bool denyVisibleDevicesEnv = true;        // security.denyVisibleDevicesEnv
-  bool denyPrivilegedGPU = true;            // security.denyPrivilegedGPU
+  std::string schedulerName;            // mutation.schedulerName: for every GPU pod when set
+  std::vector<Toleration> tolerations;  // mutation.tolerations: added to every GPU pod
+  CoreLimit coreLimit;                  // mutation.coreLimit
+  bool denyVisibleDevicesEnv = true;    // security.denyVisibleDevicesEnv
+  bool denyPrivilegedGPU = true;        // security.denyPrivilegedGPU
 
   // The managed resource `name` belongs to: exact names first, then patterns in listed order.
   const ManagedResource* Find(std::string_view name) const;

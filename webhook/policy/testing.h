@@ -7,12 +7,14 @@
 //                         .Build();
 //
 // Build() does what the review layer guarantees: init, regular, ephemeral order; indices within
-// each list; limits, requests and annotations sorted by name.
+// each list; limits, requests and annotations sorted by name. The builder keeps the strings it
+// was given and every view it builds keeps them alive, as a decoded view keeps its document.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,16 +40,16 @@ class PodBuilder {
   // An init container with restartPolicy Always: a sidecar that keeps running beside the pod.
   PodBuilder& Sidecar(std::string name) {
     Add(ContainerKind::kInit, std::move(name));
-    Last().restartPolicy = "Always";
+    Last().restartPolicy = "Always";  // a literal: lives for the whole program
     return *this;
   }
 
   PodBuilder& Limit(std::string resource, std::string value) {
-    Last().limits.push_back({std::move(resource), {std::move(value)}});
+    Last().limits.push_back({Keep(std::move(resource)), {Keep(std::move(value))}});
     return *this;
   }
   PodBuilder& Request(std::string resource, std::string value) {
-    Last().requests.push_back({std::move(resource), {std::move(value)}});
+    Last().requests.push_back({Keep(std::move(resource)), {Keep(std::move(value))}});
     return *this;
   }
   // Sets both, as most GPU pods do.
@@ -57,20 +59,20 @@ class PodBuilder {
   }
   // A limit whose JSON value is not a string or number; `jsonType` is e.g. "object".
   PodBuilder& LimitOfType(std::string resource, std::string jsonType) {
-    Last().limits.push_back({std::move(resource), {std::move(jsonType), true}});
+    Last().limits.push_back({Keep(std::move(resource)), {Keep(std::move(jsonType)), true}});
     return *this;
   }
   PodBuilder& RequestOfType(std::string resource, std::string jsonType) {
-    Last().requests.push_back({std::move(resource), {std::move(jsonType), true}});
+    Last().requests.push_back({Keep(std::move(resource)), {Keep(std::move(jsonType)), true}});
     return *this;
   }
 
   PodBuilder& Env(std::string name, std::string value) {
-    Last().env.push_back({std::move(name), std::move(value), false});
+    Last().env.push_back({Keep(std::move(name)), Keep(std::move(value)), false});
     return *this;
   }
   PodBuilder& EnvFrom(std::string name) {
-    Last().env.push_back({std::move(name), "", true});
+    Last().env.push_back({Keep(std::move(name)), "", true});
     return *this;
   }
   PodBuilder& Privileged() {
@@ -80,21 +82,22 @@ class PodBuilder {
 
   PodBuilder& Annotation(std::string key, std::string value) {
     pod_.hasAnnotations = true;
-    pod_.annotations.emplace_back(std::move(key), std::move(value));
+    pod_.annotations.emplace_back(Keep(std::move(key)), Keep(std::move(value)));
     return *this;
   }
   PodBuilder& SchedulerName(std::string name) {
-    pod_.schedulerName = std::move(name);
+    pod_.schedulerName = Keep(std::move(name));
     pod_.hasSchedulerName = true;
     return *this;
   }
   PodBuilder& NodeName(std::string name) {
-    pod_.nodeName = std::move(name);
+    pod_.nodeName = Keep(std::move(name));
     return *this;
   }
 
   PodSpecView Build() const {
     PodSpecView pod = pod_;
+    pod.backing = texts_;
     auto byName = [](const auto& a, const auto& b) { return a.name < b.name; };
     for (auto& c : pod.containers) {
       std::stable_sort(c.limits.begin(), c.limits.end(), byName);
@@ -114,7 +117,7 @@ class PodBuilder {
     ContainerView c;
     c.kind = kind;
     c.index = index;
-    c.name = std::move(name);
+    c.name = Keep(std::move(name));
     pod_.containers.push_back(std::move(c));
     return *this;
   }
@@ -123,6 +126,9 @@ class PodBuilder {
     return pod_.containers.back();
   }
 
+  std::string_view Keep(std::string text) { return texts_->Keep(std::move(text)); }
+
+  std::shared_ptr<TextArena> texts_ = std::make_shared<TextArena>();
   PodSpecView pod_;
 };
 

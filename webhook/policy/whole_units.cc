@@ -10,7 +10,7 @@ namespace {
 std::string Message(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v) {
   if (v.text->wrongType) {
     return pod.ContainerLabel(c) + ": " + std::string(v.resource) + " " + std::string(v.field) +
-           " must be a quantity string, got " + v.text->text;
+           " must be a quantity string, got " + std::string(v.text->text);
   }
   Result<Quantity> q = ParseResourceQuantity(*v.text);
   if (!q) return DescribeValue(pod, c, v) + " is not a valid quantity";

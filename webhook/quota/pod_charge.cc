@@ -47,11 +47,11 @@ int64_t WholeMilli(const policy::QuantityText& text) {
 Amounts ContainerRequests(const ContainerView& c, const policy::Settings& settings) {
   Amounts out;
   for (const policy::ResourceEntry& e : c.requests) {
-    if (settings.Find(e.name) != nullptr) out[e.name] = WholeMilli(e.value);
+    if (settings.Find(e.name) != nullptr) out[std::string(e.name)] = WholeMilli(e.value);
   }
   for (const policy::ResourceEntry& e : c.limits) {
     if (c.Request(e.name) == nullptr && settings.Find(e.name) != nullptr) {
-      out[e.name] = WholeMilli(e.value);
+      out[std::string(e.name)] = WholeMilli(e.value);
     }
   }
   return out;

@@ -36,7 +36,9 @@ class EnvelopeReader {
   using Value = typename View::Value;
   using Found = std::optional<Value>;
 
-  explicit EnvelopeReader(const View& json) : json_(json) {}
+  // The pod spec views keep `backing` and point into the document and `texts`.
+  EnvelopeReader(const View& json, policy::TextArena& texts, std::shared_ptr<const void> backing)
+      : json_(json), texts_(texts), backing_(std::move(backing)) {}
 
   Result<AdmissionRequest> Decode(Value doc) const {
     if (json_.Type(doc) != JsonType::kObject) {
@@ -95,7 +97,7 @@ class EnvelopeReader {
       out.object.shapeErrors.push_back({"request.object", "must be object"});
       return;
     }
-    out.object = WalkPodSpecs(json_, object);
+    out.object = WalkPodSpecs(json_, object, texts_, backing_);
     static constexpr std::array<std::string_view, 2> kObject = {"metadata", "status"};
     const auto [metadata, status] = json_.FindAll(object, kObject);
     std::string ns;
@@ -119,6 +121,8 @@ class EnvelopeReader {
   }
 
   const View& json_;
+  policy::TextArena& texts_;
+  std::shared_ptr<const void> backing_;
 };
 
 // Both parsers read the body whole; a UTF-8 byte order mark is skipped, as nlohmann always did.
@@ -153,40 +157,11 @@ bool NestsDeeperThan(std::string_view text, size_t limit) {
   return false;
 }
 
-Result<AdmissionRequest> DecodeWith(simdjson::dom::parser& parser, std::string_view body) {
-  // simdjson reads up to SIMDJSON_PADDING bytes past the end. The transport's body is a const
-  // std::string whose spare capacity we cannot rely on, so parse() copies it into the parser's
-  // own padded buffer (allocated once per parser and reused): one memcpy, no allocation.
-  simdjson::dom::element root;
-  switch (parser.parse(body.data(), body.size(), /*realloc_if_needed=*/true).get(root)) {
-    case simdjson::SUCCESS:
-      break;
-    case simdjson::DEPTH_ERROR:
-      return Fail(TooDeep());
-    case simdjson::NUMBER_ERROR:
-      // Possibly an integer beyond 64 bits (valid JSON); nlohmann reads it as a double and
-      // refuses what is really malformed.
-      if (NestsDeeperThan(body, kMaxDepth)) return Fail(TooDeep());
-      return DecodeReviewWithNlohmann(body);
-    case simdjson::MEMALLOC:
-      return Fail("out of memory parsing the request body");
-    default:
-      return Fail(std::string(kNotJson));
-  }
-  const RawJsonFinder raw(body, "/request/object");
-  const SimdjsonView json(&raw);
-  return EnvelopeReader<SimdjsonView>(json).Decode(root);
-}
-
-}  // namespace
-
-namespace {
-
 // Parsers kept for reuse, shared by every worker thread. A parser holds about 0.6 MiB once it has
-// parsed a body of a few KiB; one per thread would cost that for every open connection (the pool
-// grows to hundreds of threads under many kept-alive connections), while the number of decodes
-// actually running at once is bounded by the cores. So parsers are borrowed for one decode and
-// returned; the pool's size is the peak number of concurrent decodes.
+// parsed a body of a few KiB; one per thread would cost that for every open connection, while the
+// number of requests being decided at once is bounded by the cores. So a request borrows a parser
+// for as long as its views live (they point into the parser's strings) and the pool's size is the
+// peak number of requests decided at once.
 class ParserPool {
  public:
   std::unique_ptr<simdjson::dom::parser> Take() {
@@ -211,18 +186,62 @@ ParserPool& Parsers() {
   return *pool;
 }
 
+// What a request decoded by simdjson points into: the parser (its DOM and strings) and the texts
+// the walk printed. The request's pod spec views share it; when the last is gone a pooled parser
+// goes back to the pool, a parser for a body above kKeepParserUpTo is freed.
+struct SimdjsonDocument {
+  explicit SimdjsonDocument(bool pooled)
+      : parser(pooled ? Parsers().Take() : std::make_unique<simdjson::dom::parser>()),
+        pooled(pooled) {}
+  SimdjsonDocument(const SimdjsonDocument&) = delete;
+  SimdjsonDocument& operator=(const SimdjsonDocument&) = delete;
+  ~SimdjsonDocument() {
+    if (pooled) Parsers().Give(std::move(parser));
+  }
+
+  std::unique_ptr<simdjson::dom::parser> parser;
+  const bool pooled;
+  policy::TextArena texts;
+};
+
+// The same for the nlohmann fallback.
+struct NlohmannDocument {
+  nlohmann::json json;
+  policy::TextArena texts;
+};
+
+Result<AdmissionRequest> DecodeWith(std::shared_ptr<SimdjsonDocument> doc, std::string_view body) {
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end. The transport's body is a const
+  // std::string whose spare capacity we cannot rely on, so parse() copies it into the parser's
+  // own padded buffer (allocated once per parser and reused): one memcpy, no allocation.
+  simdjson::dom::element root;
+  switch (doc->parser->parse(body.data(), body.size(), /*realloc_if_needed=*/true).get(root)) {
+    case simdjson::SUCCESS:
+      break;
+    case simdjson::DEPTH_ERROR:
+      return Fail(TooDeep());
+    case simdjson::NUMBER_ERROR:
+      // Possibly an integer beyond 64 bits (valid JSON); nlohmann reads it as a double and
+      // refuses what is really malformed.
+      if (NestsDeeperThan(body, kMaxDepth)) return Fail(TooDeep());
+      doc.reset();  // back to the pool before the slow path
+      return DecodeReviewWithNlohmann(body);
+    case simdjson::MEMALLOC:
+      return Fail("out of memory parsing the request body");
+    default:
+      return Fail(std::string(kNotJson));
+  }
+  const RawJsonFinder raw(body, "/request/object");
+  const SimdjsonView json(&raw);
+  policy::TextArena& texts = doc->texts;
+  return EnvelopeReader<SimdjsonView>(json, texts, std::move(doc)).Decode(root);
+}
+
 }  // namespace
 
 Result<AdmissionRequest> DecodeReview(std::string_view body) {
   body = WithoutByteOrderMark(body);
-  if (body.size() > kKeepParserUpTo) {
-    simdjson::dom::parser once;
-    return DecodeWith(once, body);
-  }
-  auto parser = Parsers().Take();
-  Result<AdmissionRequest> decoded = DecodeWith(*parser, body);
-  Parsers().Give(std::move(parser));
-  return decoded;
+  return DecodeWith(std::make_shared<SimdjsonDocument>(body.size() <= kKeepParserUpTo), body);
 }
 
 Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {
@@ -232,12 +251,14 @@ Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {
   if (body.find('\0') != std::string_view::npos || body.starts_with("\xEF\xBB\xBF")) {
     return Fail(std::string(kNotJson));
   }
-  nlohmann::json doc = nlohmann::json::parse(body.begin(), body.end(), nullptr,
-                                             /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Fail(std::string(kNotJson));
+  auto doc = std::make_shared<NlohmannDocument>();
+  doc->json = nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc->json.is_discarded()) return Fail(std::string(kNotJson));
   const RawJsonFinder raw(body, "/request/object");
   const NlohmannView json(&raw);
-  return EnvelopeReader<NlohmannView>(json).Decode(&doc);
+  const NlohmannView::Value root = &doc->json;
+  policy::TextArena& texts = doc->texts;
+  return EnvelopeReader<NlohmannView>(json, texts, std::move(doc)).Decode(root);
 }
 
 std::string EncodeResponse(const AdmissionRequest& request, const Decision& decision) {

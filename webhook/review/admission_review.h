@@ -5,8 +5,9 @@
 // gpugate can answer (HTTP 400); a review whose object has the wrong shape decodes fine and
 // carries ShapeErrors for the rules to deny with a message naming the field.
 //
-// The body is parsed once, by simdjson's DOM parser, and only what the rules need is copied out;
-// nothing in AdmissionRequest points into the body or the parser.
+// The body is parsed once, by simdjson's DOM parser. The envelope's few fields are copied out; the
+// pod spec views borrow their strings from the parser (policy/pod_view.h), which the views keep
+// until the last of them is gone. Nothing points into the body itself.
 #pragma once
 
 #include <chrono>
@@ -56,10 +57,10 @@ struct AdmissionRequest {
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
 };
 
-// Thread-safe: each decode borrows a parser (simdjson parsers are not thread-safe), reused
-// across requests up to kKeepParserUpTo bytes (a shared pool, sized by the peak number of
-// concurrent decodes, not by threads); a larger body gets a parser freed on return. Arrays and
-// objects nested more than 1,024 deep are refused.
+// Thread-safe: each decode borrows a parser (simdjson parsers are not thread-safe) for as long as
+// the request's views live, reused across requests up to kKeepParserUpTo bytes (a shared pool,
+// sized by the peak number of requests decided at once, not by threads); a larger body gets a
+// parser freed with the views. Arrays and objects nested more than 1,024 deep are refused.
 Result<AdmissionRequest> DecodeReview(std::string_view body);
 
 // Bodies up to this size are parsed by a parser borrowed from a shared pool and returned after.

@@ -322,7 +322,7 @@ TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
   }
 }
 
-// Bodies above kKeepParserUpTo get a parser of their own; the thread's reused one carries on.
+// Bodies above kKeepParserUpTo get a parser of their own; the pooled ones carry on.
 TEST(DecodeReview, LargeBodiesBetweenSmallOnes) {
   const std::string small =
       Review(R"("uid":"small","object":{"spec":{"containers":[{"name":"a"}]}})");
@@ -338,7 +338,59 @@ TEST(DecodeReview, LargeBodiesBetweenSmallOnes) {
   }
 }
 
-// Each thread parses with its own parser (simdjson's are not thread-safe).
+// The views borrow their strings from the parsed document. A view kept after its request is gone
+// must still read its own values while later requests parse with the pool's parsers (which reuse
+// their buffers), on every path: a pooled parser, a large body's own parser, the nlohmann
+// fallback (an integer beyond 64 bits), and a quantity written as a number (printed text).
+TEST(DecodeReview, AViewOutlivesItsRequest) {
+  auto body = [](const std::string& tag, const std::string& extra) {
+    return Review(R"("uid":"u-)" + tag + R"(","object":{"metadata":{"annotations":{"note":"kept-)" +
+                  tag + R"("}},"spec":{"schedulerName":"sched-)" + tag +
+                  R"(","tolerations":[{"key":"key-)" + tag +
+                  R"(","operator":"Exists"}],"containers":[{"name":"container-)" + tag +
+                  R"(","env":[{"name":"ENV_)" + tag + R"(","value":"value-)" + tag +
+                  R"("}],"resources":{"limits":{"nvidia.com/gpu":2.5e0}}}]},"x":)" + extra + "}");
+  };
+  const struct {
+    std::string tag;
+    std::string extra;
+  } cases[] = {
+      {"pooled", "0"},
+      {"large", "\"" + std::string(2 * kKeepParserUpTo, 'x') + "\""},
+      {"fallback", "100000000000000000000"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.tag);
+    policy::PodSpecView kept;
+    {
+      auto got = DecodeReview(body(c.tag, c.extra));
+      ASSERT_TRUE(got.has_value()) << got.error().message;
+      ASSERT_EQ(got->object.podSpecs.size(), 1u);
+      kept = got->object.podSpecs[0];
+    }
+    // Other requests with other texts of the same length: a pooled parser keeps its buffers for a
+    // body no longer than its last, so they overwrite the first request's strings in place.
+    for (int i = 0; i < 20; ++i) {
+      auto other = DecodeReview(body(std::string(c.tag.size(), static_cast<char>('a' + i)), "0"));
+      ASSERT_TRUE(other.has_value());
+    }
+    ASSERT_EQ(kept.containers.size(), 1u);
+    const policy::ContainerView& container = kept.containers[0];
+    EXPECT_EQ(container.name, "container-" + c.tag);
+    ASSERT_EQ(container.env.size(), 1u);
+    EXPECT_EQ(container.env[0].name, "ENV_" + c.tag);
+    EXPECT_EQ(container.env[0].value, "value-" + c.tag);
+    ASSERT_EQ(container.limits.size(), 1u);
+    EXPECT_EQ(container.limits[0].name, "nvidia.com/gpu");
+    EXPECT_EQ(container.limits[0].value.text, "2.5e0");
+    EXPECT_EQ(kept.schedulerName, "sched-" + c.tag);
+    ASSERT_EQ(kept.tolerations.size(), 1u);
+    EXPECT_EQ(kept.tolerations[0].key, "key-" + c.tag);
+    EXPECT_EQ(kept.Annotation("note"), "kept-" + c.tag);
+  }
+}
+
+// Concurrent decodes each borrow a parser of their own (simdjson's are not thread-safe).
 TEST(DecodeReview, ConcurrentDecodes) {
   std::vector<std::thread> threads;
   std::vector<int> wrong(4, 0);

@@ -9,7 +9,7 @@ namespace {
 void AppendToleration(std::string& out, const policy::TolerationView& t) {
   out += '{';
   bool first = true;
-  auto field = [&](const char* name, const std::string& value) {
+  auto field = [&](const char* name, std::string_view value) {
     if (value.empty()) return;
     if (!first) out += ',';
     first = false;

@@ -5,11 +5,23 @@
 namespace gpugate::review {
 
 // The walk is compiled here, once per view; pod_spec_walker.h declares both extern.
-template policy::ObjectView WalkPodSpecs(const NlohmannView&, NlohmannView::Value);
-template policy::ObjectView WalkPodSpecs(const SimdjsonView&, SimdjsonView::Value);
+template policy::ObjectView WalkPodSpecs(const NlohmannView&, NlohmannView::Value,
+                                         policy::TextArena&, const std::shared_ptr<const void>&);
+template policy::ObjectView WalkPodSpecs(const SimdjsonView&, SimdjsonView::Value,
+                                         policy::TextArena&, const std::shared_ptr<const void>&);
 
 policy::ObjectView FindPodSpecs(const nlohmann::json& object) {
-  return WalkPodSpecs(NlohmannView(), &object);
+  auto texts = std::make_shared<policy::TextArena>();
+  return WalkPodSpecs(NlohmannView(), &object, *texts, texts);
+}
+
+policy::ObjectView FindPodSpecs(nlohmann::json&& object) {
+  struct Owned {
+    nlohmann::json document;
+    policy::TextArena texts;
+  };
+  auto owned = std::make_shared<Owned>(Owned{std::move(object), {}});
+  return WalkPodSpecs(NlohmannView(), &owned->document, owned->texts, owned);
 }
 
 std::string JsonPointerEscape(std::string_view key) {

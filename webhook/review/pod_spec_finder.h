@@ -20,7 +20,11 @@ namespace gpugate::review {
 // errors for fields of the wrong JSON type. Quantities written as non-integer JSON numbers carry
 // nlohmann's printing of the double (the text is gone once parsed); DecodeReview keeps the
 // literal text. The apiserver writes a Pod's quantities as strings, so watched pods never differ.
+//
+// The views borrow their strings from `object`, which must outlive them; the second form takes
+// the document over and the views keep it alive.
 policy::ObjectView FindPodSpecs(const nlohmann::json& object);
+policy::ObjectView FindPodSpecs(nlohmann::json&& object);
 
 // RFC 6901: "~" -> "~0", "/" -> "~1".
 std::string JsonPointerEscape(std::string_view key);

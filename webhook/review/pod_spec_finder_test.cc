@@ -33,7 +33,7 @@ std::string Quantities(const std::vector<policy::ResourceEntry>& list) {
   std::string out;
   for (const auto& e : list) {
     if (!out.empty()) out += ",";
-    out += e.name + "=" + e.value.text + (e.value.wrongType ? "(wrong type)" : "");
+    (((out += e.name) += '=') += e.value.text) += e.value.wrongType ? "(wrong type)" : "";
   }
   return out;
 }
@@ -44,11 +44,11 @@ std::string Describe(const policy::PodSpecView& pod, const policy::ContainerView
   out += " limits{" + Quantities(c.limits) + "} requests{" + Quantities(c.requests) + "} env{";
   for (size_t i = 0; i < c.env.size(); ++i) {
     if (i) out += ",";
-    out += c.env[i].name + "=" + c.env[i].value + (c.env[i].fromSource ? "(valueFrom)" : "");
+    (((out += c.env[i].name) += '=') += c.env[i].value) += c.env[i].fromSource ? "(valueFrom)" : "";
   }
   out += "}";
   if (c.privileged) out += " privileged";
-  if (!c.restartPolicy.empty()) out += " restartPolicy=" + c.restartPolicy;
+  if (!c.restartPolicy.empty()) (out += " restartPolicy=") += c.restartPolicy;
   return out;
 }
 
@@ -81,7 +81,8 @@ std::vector<FrontEndResult> AllFrontEnds(const std::string& object) {
   std::vector<FrontEndResult> out;
   json doc = json::parse(object, nullptr, /*allow_exceptions=*/false);
   EXPECT_TRUE(doc.is_object()) << object;
-  out.push_back({"FindPodSpecs(nlohmann::json)", FindPodSpecs(doc)});
+  // The views outlive this function, so they take the document over.
+  out.push_back({"FindPodSpecs(nlohmann::json)", FindPodSpecs(std::move(doc))});
   const std::string review =
       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u",)"
       R"("object":)" +

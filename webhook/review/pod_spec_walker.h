@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,9 +20,13 @@ namespace gpugate::review {
 
 // Walks `object` iteratively (deep nesting cannot overflow the stack) and returns the pod specs in
 // a deterministic order (object members by key, array items by index), with shape errors for
-// fields of the wrong JSON type. Pointers are relative to `object`.
+// fields of the wrong JSON type. Pointers are relative to `object`. The views' strings point into
+// the document and into `texts` (numbers' literal texts); each view holds `backing`, which must
+// keep both alive.
 template <typename View>
-policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object);
+policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
+                                policy::TextArena& texts,
+                                const std::shared_ptr<const void>& backing);
 
 namespace walk_detail {
 
@@ -63,7 +68,8 @@ class SpecReader {
   using Value = typename View::Value;
   using Found = std::optional<Value>;
 
-  SpecReader(const View& json, std::vector<ShapeError>& errors) : json_(json), errors_(errors) {}
+  SpecReader(const View& json, policy::TextArena& texts, std::vector<ShapeError>& errors)
+      : json_(json), texts_(texts), errors_(errors) {}
 
   // `v` (the member `key` of the object at `path`) if it has the wanted type; records a shape
   // error otherwise. Absent and null members yield nullopt silently (Kubernetes treats null as
@@ -79,9 +85,9 @@ class SpecReader {
     return std::nullopt;
   }
 
-  std::string String(Found v, std::string_view key, const FieldPath& path) {
+  std::string_view String(Found v, std::string_view key, const FieldPath& path) {
     Found s = Typed(v, key, JsonType::kString, path);
-    return s ? std::string(json_.String(*s)) : std::string();
+    return s ? json_.String(*s) : std::string_view();
   }
 
   std::vector<policy::ResourceEntry> Resources(Found list, std::string_view key,
@@ -95,15 +101,15 @@ class SpecReader {
       if (type == JsonType::kString) {
         q.text = json_.String(value);
       } else if (type == JsonType::kNumber) {
-        q.text = json_.NumberText(value, [&] {
+        q.text = texts_.Keep(json_.NumberText(value, [&] {
           return at.podPointer + "/" + std::string(at.list) + "/" + std::to_string(at.index) +
                  "/resources/" + std::string(key) + "/" + JsonPointerEscape(name);
-        });
+        }));
       } else {
         q.text = JsonTypeName(type);
         q.wrongType = true;
       }
-      out.push_back({std::string(name), std::move(q)});
+      out.push_back({name, q});
     });
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return out;
@@ -120,7 +126,7 @@ class SpecReader {
       const auto [name, value, from] = json_.FindAll(e, kKeys);
       policy::EnvVarView var{.name = String(name, "name", at), .value = String(value, "value", at)};
       var.fromSource = from && json_.Type(*from) != JsonType::kNull;
-      out.push_back(std::move(var));
+      out.push_back(var);
     });
     return out;
   }
@@ -178,7 +184,7 @@ class SpecReader {
                            "must be string, got " + std::string(JsonTypeName(json_.Type(value)))});
         return;
       }
-      view.annotations.emplace_back(std::string(key), std::string(json_.String(value)));
+      view.annotations.emplace_back(key, json_.String(value));
     });
   }
 
@@ -191,6 +197,7 @@ class SpecReader {
   }
 
   const View& json_;
+  policy::TextArena& texts_;
   std::vector<ShapeError>& errors_;
 };
 
@@ -243,9 +250,9 @@ inline Location Locate(const std::vector<Step>& steps, size_t step) {
 
 template <typename View>
 policy::PodSpecView ReadPodSpec(const View& json, const Pending<typename View::Value>& p,
-                                const Location& loc, SpecReader<View>& reader) {
+                                Location loc, SpecReader<View>& reader) {
   using Value = typename View::Value;
-  policy::PodSpecView view{.path = loc.path, .pointer = loc.pointer};
+  policy::PodSpecView view{.path = std::move(loc.path), .pointer = std::move(loc.pointer)};
   const FieldPath at{.root = &view.path};
   static constexpr std::array<std::string_view, 6> kKeys = {
       "initContainers", "containers", "ephemeralContainers",
@@ -270,8 +277,8 @@ policy::PodSpecView ReadPodSpec(const View& json, const Pending<typename View::V
   if (p.parent && loc.key == "spec") {
     std::optional<Value> m = json.Find(*p.parent, "metadata");
     if (m && json.Type(*m) == JsonType::kObject) {
-      view.metadataPath = loc.path.substr(0, loc.path.size() - 4) + "metadata";
-      view.metadataPointer = loc.pointer.substr(0, loc.pointer.size() - 4) + "metadata";
+      view.metadataPath = view.path.substr(0, view.path.size() - 4) + "metadata";
+      view.metadataPointer = view.pointer.substr(0, view.pointer.size() - 4) + "metadata";
       reader.Annotations(*m, view);
     }
   }
@@ -303,11 +310,13 @@ inline bool IsStructured(JsonType type) {
 }  // namespace walk_detail
 
 template <typename View>
-policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object) {
+policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
+                                policy::TextArena& texts,
+                                const std::shared_ptr<const void>& backing) {
   using namespace walk_detail;
   using Value = typename View::Value;
   policy::ObjectView result;
-  SpecReader<View> reader(json, result.shapeErrors);
+  SpecReader<View> reader(json, texts, result.shapeErrors);
   std::vector<Step> steps;
   // Depth-first with an explicit stack; children are pushed, then reversed so they pop in order.
   std::vector<Pending<Value>> stack;
@@ -320,6 +329,7 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object) {
     if (type == JsonType::kObject) {
       if (IsPodSpec(json, p.node)) {
         result.podSpecs.push_back(ReadPodSpec(json, p, Locate(steps, p.step), reader));
+        result.podSpecs.back().backing = backing;
         continue;  // a pod spec holds no further pod specs
       }
       json.ForEachMember(p.node, [&](std::string_view key, Value child) {
@@ -339,7 +349,11 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object) {
   return result;
 }
 
-extern template policy::ObjectView WalkPodSpecs(const NlohmannView&, NlohmannView::Value);
-extern template policy::ObjectView WalkPodSpecs(const SimdjsonView&, SimdjsonView::Value);
+extern template policy::ObjectView WalkPodSpecs(const NlohmannView&, NlohmannView::Value,
+                                                policy::TextArena&,
+                                                const std::shared_ptr<const void>&);
+extern template policy::ObjectView WalkPodSpecs(const SimdjsonView&, SimdjsonView::Value,
+                                                policy::TextArena&,
+                                                const std::shared_ptr<const void>&);
 
 }  // namespace gpugate::review
