@@ -204,12 +204,6 @@ struct SimdjsonDocument {
   policy::TextArena texts;
 };
 
-// The same for the nlohmann fallback.
-struct NlohmannDocument {
-  nlohmann::json json;
-  policy::TextArena texts;
-};
-
 Result<AdmissionRequest> DecodeWith(std::shared_ptr<SimdjsonDocument> doc, std::string_view body) {
   // simdjson reads up to SIMDJSON_PADDING bytes past the end. The transport's body is a const
   // std::string whose spare capacity we cannot rely on, so parse() copies it into the parser's
@@ -251,7 +245,7 @@ Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {
   if (body.find('\0') != std::string_view::npos || body.starts_with("\xEF\xBB\xBF")) {
     return Fail(std::string(kNotJson));
   }
-  auto doc = std::make_shared<NlohmannDocument>();
+  auto doc = std::make_shared<OwnedNlohmannDocument>();
   doc->json = nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (doc->json.is_discarded()) return Fail(std::string(kNotJson));
   const RawJsonFinder raw(body, "/request/object");

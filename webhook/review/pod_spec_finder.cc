@@ -16,12 +16,8 @@ policy::ObjectView FindPodSpecs(const nlohmann::json& object) {
 }
 
 policy::ObjectView FindPodSpecs(nlohmann::json&& object) {
-  struct Owned {
-    nlohmann::json document;
-    policy::TextArena texts;
-  };
-  auto owned = std::make_shared<Owned>(Owned{std::move(object), {}});
-  return WalkPodSpecs(NlohmannView(), &owned->document, owned->texts, owned);
+  auto owned = std::make_shared<OwnedNlohmannDocument>(std::move(object));
+  return WalkPodSpecs(NlohmannView(), &owned->json, owned->texts, owned);
 }
 
 std::string JsonPointerEscape(std::string_view key) {

@@ -28,6 +28,13 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
                                 policy::TextArena& texts,
                                 const std::shared_ptr<const void>& backing);
 
+// A nlohmann document and the texts a walk over it printed: the `backing` of views read from a
+// document they own (FindPodSpecs(json&&), DecodeReviewWithNlohmann).
+struct OwnedNlohmannDocument {
+  nlohmann::json json;
+  policy::TextArena texts;
+};
+
 namespace walk_detail {
 
 using policy::ShapeError;
