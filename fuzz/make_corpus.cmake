@@ -7,7 +7,7 @@
 #   OUT_DIR/quantity  one quantity per line of fuzz/quantities.txt
 #   OUT_DIR/http_head one request per line of fuzz/http_heads.txt, and an API server review POST
 #                     carrying the first tests/testdata review
-# Inputs: SOURCE_DIR (the repository), FIXTURES_DIR (../shared/fixtures/k8s-api; may be absent).
+# Inputs: SOURCE_DIR (the repository), FIXTURES_DIR (tests/testdata/k8s-api).
 cmake_minimum_required(VERSION 3.25)
 foreach(dir review handler pod_spec quantity http_head)
   file(REMOVE_RECURSE "${OUT_DIR}/${dir}")
