@@ -8,8 +8,35 @@
 namespace gpugate::cli {
 namespace {
 
-constexpr FlagSpec kCertsFlags[] = {{"out"},  {"service"}, {"namespace"},
-                                    {"days"}, {"host"},    {"client"}};
+// Defaults named here are certs::CertOptions'; cli_test.cc checks they agree.
+constexpr FlagSpec kCertsFlags[] = {
+    {.name = "out",
+     .valueName = "DIR",
+     .help = "write ca.crt, tls.crt and tls.key here (required); created if missing"},
+    {.name = "service",
+     .valueName = "NAME",
+     .help = "the webhook Service: the server certificate names NAME, NAME.NS, NAME.NS.svc\n"
+             "and NAME.NS.svc.cluster.local (default gpugate)"},
+    {.name = "namespace",
+     .valueName = "NS",
+     .help = "the Service's namespace (default gpugate-system)"},
+    {.name = "days",
+     .valueName = "N",
+     .help = "how long the certificates are valid, in days (default 365)"},
+    {.name = "host",
+     .valueName = "H",
+     .help = "also name this DNS name or IP address in the server certificate (e.g.\n"
+             "127.0.0.1 for a local gpugate); repeat for more"},
+    {.name = "client",
+     .valueName = "NAME",
+     .help = "also write client.crt and client.key: a client certificate with CN=NAME\n"
+             "from the same CA, for a caller of a gpugate with --tls-client-ca"},
+    kHelpFlag,
+};
+
+constexpr std::string_view kCertsForms[] = {
+    "--out DIR [--service NAME] [--namespace NS] [--days N] [--host H]...\n"
+    "[--client NAME]"};
 
 Result<certs::CertOptions> CertOptionsFrom(const Flags& flags) {
   certs::CertOptions options;
@@ -31,8 +58,22 @@ Result<certs::CertOptions> CertOptionsFrom(const Flags& flags) {
 
 }  // namespace
 
+const CommandHelp kCertsHelp = {
+    .name = "certs",
+    .forms = kCertsForms,
+    .summary =
+        "Write ca.crt, tls.crt and tls.key for the webhook Service; print the caBundle.\n"
+        "With --client, also client.crt and client.key (CN=NAME, for client\n"
+        "authentication).",
+    .flags = kCertsFlags,
+};
+
 int RunCerts(const std::vector<std::string>& args) {
   auto flags = Flags::Parse(args, kCertsFlags);
+  if (flags && flags->Has("help")) {
+    PrintCommandHelp(std::cout, kCertsHelp, "gpugate certs");
+    return 0;
+  }
   if (flags && !flags->Has("out")) flags = Fail("--out DIR is required");
   if (!flags) {
     std::cerr << "gpugate certs: " << flags.error().message << "\n";

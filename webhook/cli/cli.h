@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/help.h"
+
 namespace gpugate::cli {
 
 // Runs the command line; returns the process exit code: 0 success, 1 failure at run time,
@@ -12,9 +14,14 @@ namespace gpugate::cli {
 // `kubectl-gpuquota` (so `kubectl gpuquota` finds it as a plugin), it runs `quota` with `args`.
 int Run(std::string_view program, const std::vector<std::string>& args);
 
+// Each subcommand, and its help (cli/help.h), defined in its own file (serve_command.cc, ...).
+// With --help or -h, it prints that help to stdout and returns 0.
 int RunServe(const std::vector<std::string>& args);
+extern const CommandHelp kServeHelp;
 int RunCerts(const std::vector<std::string>& args);
+extern const CommandHelp kCertsHelp;
 // `command` is how the user invoked it, for messages: "gpugate quota" or "kubectl gpuquota".
 int RunQuota(const std::vector<std::string>& args, std::string_view command = "gpugate quota");
+extern const CommandHelp kQuotaHelp;
 
 }  // namespace gpugate::cli

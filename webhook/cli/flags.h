@@ -18,6 +18,10 @@ struct FlagSpec {
   std::string_view name;  // without the leading dashes
   bool takesValue = true;
   char shortName = '\0';  // `-x` alias, '\0' for none; values are stored under `name`
+  // For `--help` (cli/help.h), so a flag and its description live in one table: what the value
+  // is ("FILE" in `--config FILE`), and what the flag does, '\n' between lines.
+  std::string_view valueName;
+  std::string_view help;
 };
 
 class Flags {

@@ -24,45 +24,47 @@
 namespace gpugate::cli {
 namespace {
 
-constexpr FlagSpec kQuotaFlags[] = {{"server"},
-                                    {"cacert"},
-                                    {"cert"},
-                                    {"key"},
-                                    {"insecure-skip-tls-verify", false},
-                                    {"tls-server-name"},
-                                    {"kubeconfig"},
-                                    {"context"},
-                                    {"namespace", true, 'n'},
-                                    {"output", true, 'o'},
-                                    {"help", false, 'h'}};
-
 constexpr const char* kDefaultServer = "https://127.0.0.1:8443";
 
-void PrintUsage(std::ostream& out, std::string_view command) {
-  out << "Usage: " << command
-      << " [--server URL] [--cacert FILE | --insecure-skip-tls-verify]\n"
-         "       [--cert FILE --key FILE] [--tls-server-name NAME] [-n|--namespace NS]\n"
-         "       [-o|--output table|json]\n"
-         "   or: "
-      << command
-      << " --kubeconfig FILE [--context NAME] [-n NS] [-o table|json]\n\n"
-         "Prints the GPU quota usage a running gpugate has charged (GET /quota), or, with\n"
-         "--kubeconfig, what the cluster's GPUQuota objects record (cluster mode).\n\n"
-         "  --server URL                 https://HOST[:PORT][/PREFIX] (default "
-      << kDefaultServer
-      << ")\n"
-         "  --cacert FILE                verify the server against this CA (default: system CAs)\n"
-         "  --insecure-skip-tls-verify   do not verify the server's certificate\n"
-         "  --cert FILE, --key FILE      present this client certificate and key, for a gpugate\n"
-         "                               with mutual TLS (tls.clientCAFile); both or neither\n"
-         "  --tls-server-name NAME       the name the certificate must carry, when it is not the\n"
-         "                               --server host (e.g. gpugate.gpugate-system.svc through\n"
-         "                               kubectl port-forward)\n"
-         "  --kubeconfig FILE            read GPUQuota objects from the Kubernetes API instead\n"
-         "  --context NAME               the kubeconfig context (default: current-context)\n"
-         "  -n, --namespace NS           only this namespace\n"
-         "  -o, --output FORMAT          table (default) or json (the server's answer as sent)\n";
-}
+constexpr FlagSpec kQuotaFlags[] = {
+    {.name = "server",
+     .valueName = "URL",
+     .help = "https://HOST[:PORT][/PREFIX] (default https://127.0.0.1:8443)"},
+    {.name = "cacert",
+     .valueName = "FILE",
+     .help = "verify the server against this CA (default: system CAs)"},
+    {.name = "insecure-skip-tls-verify",
+     .takesValue = false,
+     .help = "do not verify the server's certificate"},
+    {.name = "cert",
+     .valueName = "FILE",
+     .help = "present this client certificate, for a gpugate with mutual TLS\n"
+             "(tls.clientCAFile); needs --key"},
+    {.name = "key", .valueName = "FILE", .help = "the private key of --cert; needs --cert"},
+    {.name = "tls-server-name",
+     .valueName = "NAME",
+     .help = "the name the certificate must carry, when it is not the\n"
+             "--server host (e.g. gpugate.gpugate-system.svc through\n"
+             "kubectl port-forward)"},
+    {.name = "kubeconfig",
+     .valueName = "FILE",
+     .help = "read GPUQuota objects from the Kubernetes API instead"},
+    {.name = "context",
+     .valueName = "NAME",
+     .help = "the kubeconfig context (default: current-context)"},
+    {.name = "namespace", .shortName = 'n', .valueName = "NS", .help = "only this namespace"},
+    {.name = "output",
+     .shortName = 'o',
+     .valueName = "FORMAT",
+     .help = "table (default) or json (the server's answer as sent)"},
+    kHelpFlag,
+};
+
+constexpr std::string_view kQuotaForms[] = {
+    "[--server URL] [--cacert FILE | --insecure-skip-tls-verify]\n"
+    "[--cert FILE --key FILE] [--tls-server-name NAME] [-n|--namespace NS]\n"
+    "[-o|--output table|json]",
+    "--kubeconfig FILE [--context NAME] [-n NS] [-o table|json]"};
 
 struct QuotaOptions {
   HostPort server;
@@ -267,17 +269,27 @@ int PrintClusterUsage(const std::string& kubeconfig, const std::string& context,
 
 }  // namespace
 
+const CommandHelp kQuotaHelp = {
+    .name = "quota",
+    .forms = kQuotaForms,
+    .summary =
+        "Print the GPU quota usage a running gpugate has charged (GET /quota), or, with\n"
+        "--kubeconfig, what the cluster's GPUQuota objects record (cluster mode). Also\n"
+        "installed as the kubectl plugin `kubectl gpuquota`.",
+    .flags = kQuotaFlags,
+};
+
 int RunQuota(const std::vector<std::string>& args, std::string_view command) {
   const std::string prefix = std::string(command) + ": ";
   auto flags = Flags::Parse(args, kQuotaFlags);
   if (flags && flags->Has("help")) {
-    PrintUsage(std::cout, command);
+    PrintCommandHelp(std::cout, kQuotaHelp, command);
     return 0;
   }
   auto options = flags ? QuotaOptionsFrom(*flags) : std::unexpected(flags.error());
   if (!options) {
     std::cerr << prefix << options.error().message << "\n\n";
-    PrintUsage(std::cerr, command);
+    PrintCommandHelp(std::cerr, kQuotaHelp, command);
     return 2;
   }
   if (auto kubeconfig = flags->Get("kubeconfig")) {

@@ -20,9 +20,43 @@
 namespace gpugate::cli {
 namespace {
 
-constexpr FlagSpec kServeFlags[] = {{"config"},       {"listen"},     {"tls-cert"},
-                                    {"tls-key"},      {"kubeconfig"}, {"shutdown-delay"},
-                                    {"tls-client-ca"}};
+// Defaults named here are config::Config's; cli_test.cc checks they agree.
+constexpr FlagSpec kServeFlags[] = {
+    {.name = "config",
+     .valueName = "FILE",
+     .help = "the configuration file (docs/configuration.md); without it,\n"
+             "every key has its default. Each flag below overrides the key\n"
+             "in its parentheses"},
+    {.name = "listen",
+     .valueName = "HOST:PORT",
+     .help = "serve HTTPS here; port 0 picks a free one\n"
+             "(listen, default 0.0.0.0:8443)"},
+    {.name = "tls-cert",
+     .valueName = "FILE",
+     .help = "PEM certificate chain\n"
+             "(tls.certFile, default /etc/gpugate/tls/tls.crt)"},
+    {.name = "tls-key",
+     .valueName = "FILE",
+     .help = "PEM private key\n"
+             "(tls.keyFile, default /etc/gpugate/tls/tls.key)"},
+    {.name = "tls-client-ca",
+     .valueName = "FILE",
+     .help = "PEM CA certificates a caller's certificate must chain to,\n"
+             "for mutual TLS (tls.clientCAFile, default none)"},
+    {.name = "kubeconfig",
+     .valueName = "FILE",
+     .help = "turn cluster mode on, reaching the Kubernetes API with this\n"
+             "kubeconfig (cluster.enabled, cluster.kubeconfig; docs/cluster.md)"},
+    {.name = "shutdown-delay",
+     .valueName = "SECONDS",
+     .help = "after SIGTERM, keep answering (not ready) this long before\n"
+             "closing the listener, 0 to 300 (shutdownDelaySeconds, default 0)"},
+    kHelpFlag,
+};
+
+constexpr std::string_view kServeForms[] = {
+    "[--config FILE] [--listen HOST:PORT] [--tls-cert FILE] [--tls-key FILE]\n"
+    "[--tls-client-ca FILE] [--kubeconfig FILE] [--shutdown-delay SECONDS]"};
 
 // The configuration: the file (or built-in defaults) with flags laid over it.
 Result<config::Config> LoadServeConfig(const Flags& flags) {
@@ -92,8 +126,22 @@ constexpr size_t kBlockingThreads = 8;
 
 }  // namespace
 
+const CommandHelp kServeHelp = {
+    .name = "serve",
+    .forms = kServeForms,
+    .summary =
+        "Serve /validate, /mutate, /quota, /healthz, /readyz and /metrics over HTTPS.\n"
+        "On SIGTERM, drain for --shutdown-delay seconds (default 0), then finish\n"
+        "in-flight reviews and exit.",
+    .flags = kServeFlags,
+};
+
 int RunServe(const std::vector<std::string>& args) {
   auto flags = Flags::Parse(args, kServeFlags);
+  if (flags && flags->Has("help")) {
+    PrintCommandHelp(std::cout, kServeHelp, "gpugate serve");
+    return 0;
+  }
   if (!flags) {
     std::cerr << "gpugate serve: " << flags.error().message << "\n";
     return 2;
