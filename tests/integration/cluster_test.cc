@@ -130,7 +130,7 @@ int Burst(Cluster& cluster, const std::string& prefix) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 60; ++i) {
     GpugateServer& replica = *cluster.replicas()[i % cluster.replicas().size()];
-    threads.emplace_back([&, i, &replica] {
+    threads.emplace_back([&, i] {
       auto client = replica.Client();
       std::string name = prefix + std::to_string(i), uid = prefix + "uid-" + std::to_string(i);
       json review = Create(name, uid);

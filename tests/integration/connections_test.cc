@@ -18,6 +18,7 @@
 
 #include "gpugate_process.h"
 #include "review_builder.h"
+#include "test_paths.h"
 
 namespace gpugate::testing {
 namespace {

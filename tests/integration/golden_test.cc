@@ -14,6 +14,7 @@
 #include "gpugate_process.h"
 #include "review/admission_review.h"
 #include "review_builder.h"
+#include "test_paths.h"
 
 namespace gpugate::testing {
 namespace {

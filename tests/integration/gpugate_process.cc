@@ -14,6 +14,8 @@
 #include <regex>
 #include <sstream>
 
+#include "test_paths.h"
+
 extern char** environ;
 
 namespace gpugate::testing {

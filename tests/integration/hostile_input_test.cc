@@ -20,6 +20,7 @@
 #include "gpugate_process.h"
 #include "raw_connection.h"
 #include "review_builder.h"
+#include "test_paths.h"
 
 namespace gpugate::testing {
 namespace {
@@ -691,7 +692,7 @@ TEST(HostileInput, EveryBadRequestGetsAClearAnswerAndTheServerStaysHealthy) {
 
 TEST(HostileInput, PlainHttpOnTheTlsPortIsClosedWithoutAnAnswer) {
   GpugateServer server;
-  for (const std::string request : {std::string("GET /healthz HTTP/1.1\r\nHost: gpugate\r\n\r\n"),
+  for (const std::string& request : {std::string("GET /healthz HTTP/1.1\r\nHost: gpugate\r\n\r\n"),
                                     Head("Content-Length: 2\r\n") + "{}"}) {
     RawConnection conn(server.port());
     ASSERT_TRUE(conn.ok());

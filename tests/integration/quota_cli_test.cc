@@ -9,6 +9,7 @@
 
 #include "gpugate_process.h"
 #include "review_builder.h"
+#include "test_paths.h"
 
 namespace gpugate::testing {
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "quota/amounts.h"
+#include "test_paths.h"
 
 namespace gpugate::config {
 namespace {
@@ -303,9 +304,7 @@ TEST(ParseConfig, FullExampleSetsEveryKey) {
 }
 
 std::filesystem::path DocsFile() {
-  // __FILE__ is webhook/config/config_test.cc, absolute under CMake, relative to the repository
-  // root in a standalone build.
-  return std::filesystem::path(__FILE__).parent_path() / "../../docs/configuration.md";
+  return std::filesystem::path(GPUGATE_SOURCE_DIR) / "docs/configuration.md";
 }
 
 // The ```yaml blocks of the documentation, in order.

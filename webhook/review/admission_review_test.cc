@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "test_paths.h"
+
 namespace gpugate::review {
 namespace {
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "review/admission_review.h"
+#include "test_paths.h"
 
 namespace gpugate::review {
 namespace {
