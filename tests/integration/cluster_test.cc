@@ -28,15 +28,20 @@ bool Eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds
   auto deadline = Clock::now() + timeout;
   while (Clock::now() < deadline) {
     if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return done();
 }
 
+// How quickly the replicas give up on a charge whose pod never appears, and how often they
+// reconcile. Two seconds of grace leave a burst of 60 admissions time to be stored.
+constexpr char kUsualTiming[] = "  reservationGraceSeconds: 2\n  reconcileIntervalSeconds: 1\n";
+
 class Cluster {
  public:
-  // A stand-in API server with a ResourceQuota limiting team-a to `limit` GPUs.
-  explicit Cluster(int limit) {
+  // A stand-in API server with a ResourceQuota limiting team-a to `limit` GPUs; `timing` is the
+  // replicas' cluster.reservationGrace* and cluster.reconcileInterval* keys.
+  explicit Cluster(int limit, const std::string& timing = kUsualTiming) {
     Exit certs = RunGpugate({"certs", "--out", dir_.path(), "--host", "127.0.0.1"});
     EXPECT_EQ(certs.code, 0) << certs.output;
     api_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{
@@ -51,8 +56,8 @@ class Cluster {
                    "contexts:\n- name: standin\n  context: {cluster: standin, user: gpugate}\n"
                    "current-context: standin\n");
     dir_.Write("gpugate.yaml",
-               "cluster:\n  enabled: true\n  kubeconfig: " + dir_.File("kubeconfig") +
-                   "\n  reservationGraceSeconds: 2\n  reconcileIntervalSeconds: 1\n");
+               "cluster:\n  enabled: true\n  kubeconfig: " + dir_.File("kubeconfig") + "\n" +
+                   timing);
     api_->Create("/api/v1/namespaces/team-a/resourcequotas",
                  {{"apiVersion", "v1"},
                   {"kind", "ResourceQuota"},
@@ -181,7 +186,9 @@ TEST(ClusterMode, SucceededPodFreesItsChargeWithoutAWebhookCall) {
 }
 
 TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
-  Cluster cluster(10);
+  // Each pod is stored right after its admission, so a short grace drops nothing real; it lets
+  // the check at the end wait out the grace in well under a second.
+  Cluster cluster(10, "  reservationGrace: 500ms\n  reconcileInterval: 100ms\n");
   GpugateServer& replica = cluster.AddReplica();
   for (int i = 0; i < 4; ++i) {
     std::string name = "w" + std::to_string(i), uid = "uid-w" + std::to_string(i);
@@ -207,8 +214,8 @@ TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
   EXPECT_GT(cluster.api().watchesOpened(), watchesBefore);
   EXPECT_GE(cluster.api().requests("GET") - listsBefore, 3);
   // Settled: exactly the two running pods, counted once each, also after the reservation grace
-  // (2 s) and two more reconcile passes (1 s each) have had their chance to get it wrong.
-  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  // (500 ms) and two more reconcile passes (100 ms each) have had their chance to get it wrong.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500 + 2 * 100 + 200));
   EXPECT_EQ(Used(replica), 2);
 }
 

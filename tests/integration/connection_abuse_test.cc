@@ -1,7 +1,8 @@
 // Connection abuse against the real `gpugate serve` over real TLS: hundreds of idle TCP
 // connections, half-sent ClientHellos, slow header senders and slow body senders must not keep
 // a real caller waiting, and each is closed once its handshake, headers or body take longer than
-// the server allows (transport/tuning.h: 10 s each by default). connections_test.cc covers honest
+// the server allows (transport/tuning.h: 10 s each by default; the test of the deadlines sets
+// them shorter through the config file's `server` section). connections_test.cc covers honest
 // kept-alive connections; docs/reliability.md ("Connection abuse") has the results.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -83,8 +84,13 @@ std::string ClientHello() {
   return hello;
 }
 
-// Sends `text` one byte every 500 ms on each connection, from its own thread, until stopped
-// (never all of it); counts writes that failed (the server closed the connection).
+// How often a slow sender sends its next byte: far too slow to finish a request (20 bytes a
+// second), and often enough that every read the server makes comes well within any deadline
+// the tests set, so only a deadline on the phase as a whole can close the connection.
+constexpr auto kSlowByteEvery = 50ms;
+
+// Sends `text` one byte every kSlowByteEvery on each connection, from its own thread, until
+// stopped (never all of it); counts writes that failed (the server closed the connection).
 class SlowSender {
  public:
   SlowSender(Connections& conns, std::string text)
@@ -104,7 +110,7 @@ class SlowSender {
  private:
   void Run() {
     std::unique_lock lock(mu_);
-    for (size_t at = 0; !wake_.wait_for(lock, 500ms, [this] { return stop_; }); ++at) {
+    for (size_t at = 0; !wake_.wait_for(lock, kSlowByteEvery, [this] { return stop_; }); ++at) {
       for (auto& c : conns_) {
         if (c->Send(text_.substr(at % text_.size(), 1))) {
           ++sent_;
@@ -157,7 +163,7 @@ TEST(ConnectionAbuse, ARealCallerIsAnsweredWhileAbusersHoldConnections) {
     for (const auto& c : *group) ASSERT_TRUE(c->ok());
   }
   // Each slow one has begun.
-  while (sender.writes() < 100 || bodySender.writes() < 100) std::this_thread::sleep_for(50ms);
+  while (sender.writes() < 100 || bodySender.writes() < 100) std::this_thread::sleep_for(10ms);
 
   // A fresh TLS connection with a review, bounded well under the abusers' 10 s deadlines: an
   // answer within it did not wait for any of them to be closed.
@@ -186,18 +192,25 @@ TEST(ConnectionAbuse, ARealCallerIsAnsweredWhileAbusersHoldConnections) {
   const int sentBefore = sender.writes();
   const int bodySentBefore = bodySender.writes();
   while (sender.writes() < sentBefore + 50 || bodySender.writes() < bodySentBefore + 50) {
-    std::this_thread::sleep_for(50ms);
+    std::this_thread::sleep_for(10ms);
   }
   EXPECT_EQ(sender.failedWrites(), 0);
   EXPECT_EQ(bodySender.failedWrites(), 0);
   EXPECT_LT(answered - opened, 9s) << "the check above raced the abusers' deadlines";
 }
 
+// The phase deadlines, shortened from 10 s so the test takes a second; kept-alive idling keeps
+// its 120 s default.
+constexpr char kShortDeadlines[] =
+    "server:\n  handshakeTimeout: 500ms\n  headerTimeout: 500ms\n  bodyTimeout: 500ms\n";
+
 TEST(ConnectionAbuse, StalledHandshakesSlowHeadersAndSlowBodiesAreClosed) {
-  GpugateServer server;
+  TempDir dir;
+  dir.Write("gpugate.yaml", kShortDeadlines);
+  GpugateServer server({"--config", dir.File("gpugate.yaml")});
   // An honest connection that made a request and now idles between requests must be left alone:
   // the deadlines cover a handshake and a request's headers and body, not keep-alive idling
-  // (120 s).
+  // (120 s), however long it idles past them.
   RawConnection honest(server.port());
   ASSERT_TRUE(honest.StartTls(5s));
   const std::string request =
@@ -217,13 +230,14 @@ TEST(ConnectionAbuse, StalledHandshakesSlowHeadersAndSlowBodiesAreClosed) {
   SlowSender sender(slow, kSlowHeaders);
   SlowSender bodySender(slowBody, std::string(1000, ' '));
 
-  // The server's deadlines are 10 s; give it 15.
-  const auto deadline = opened + 15s;
+  // The server's deadlines are 500 ms. The bound is ten times that, and half the default
+  // deadlines, so a server that ignored the file's would fail here rather than pass slowly.
+  const auto deadline = opened + 5s;
   while (Clock::now() < deadline) {
     int closed = CountClosed(idle) + CountClosed(half) + CountClosed(slowHello) +
                  CountClosed(slow) + CountClosed(slowBody);
     if (closed == 25) break;
-    std::this_thread::sleep_for(100ms);
+    std::this_thread::sleep_for(10ms);
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - opened).count();
   EXPECT_EQ(CountClosed(idle), 5) << "idle TCP connections still open after " << seconds << " s";
@@ -238,7 +252,8 @@ TEST(ConnectionAbuse, StalledHandshakesSlowHeadersAndSlowBodiesAreClosed) {
       "connection abuse: stalled handshakes, slow headers and slow bodies closed after %.1f s\n",
       seconds);
 
-  // The honest connection is still open and still served.
+  // The honest connection is still open and still served, having idled longer than the other
+  // phases' deadlines: the abusers were opened after it went idle, and closed at theirs.
   EXPECT_FALSE(honest.PeerClosed());
   ASSERT_TRUE(honest.Send(request));
   EXPECT_EQ(StatusOf(honest.ReadResponse(5s)), 200);

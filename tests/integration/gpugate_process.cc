@@ -169,6 +169,9 @@ std::unique_ptr<httplib::SSLClient> GpugateServer::Client() const {
   auto client = std::make_unique<httplib::SSLClient>("127.0.0.1", port_);
   client->set_ca_cert_path(caFile_.c_str());
   client->enable_server_certificate_verification(true);
+  // cpp-httplib writes a POST's headers and body separately; without this the body waits for
+  // the headers' delayed ACK, 40 ms a request.
+  client->set_tcp_nodelay(true);
   client->set_connection_timeout(5, 0);
   client->set_read_timeout(10, 0);
   return client;

@@ -50,7 +50,7 @@ class GpugateServer {
 
   int port() const { return port_; }
   const std::string& caFile() const { return caFile_; }
-  // A client that verifies the server certificate against the test CA.
+  // A client that verifies the server certificate against the test CA, with TCP_NODELAY.
   std::unique_ptr<httplib::SSLClient> Client() const;
   // Sends SIGTERM and waits; returns the exit status.
   int Stop();

@@ -169,7 +169,7 @@ void StandInApiServer::Impl::HandleWatch(const httplib::Request& req, httplib::R
   }
   watch->peerPort = req.remote_port;
   Clock::time_point now = Clock::now();
-  if (timeout && *timeout > 0) watch->deadline = now + std::chrono::seconds(*timeout);
+  if (timeout && *timeout > 0) watch->deadline = now + *timeout * options.watchTimeoutUnit;
   if (IsTrue(req.get_param_value("allowWatchBookmarks"))) {
     watch->nextBookmark = now + options.bookmarkInterval;
   }

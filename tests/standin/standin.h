@@ -31,6 +31,10 @@ class StandInApiServer {
     std::string token = "stand-in-token";
     size_t historyLimit = 10000;  // events kept for watches to resume from
     std::chrono::milliseconds bookmarkInterval{300};
+    // What one unit of a watch's ?timeoutSeconds= lasts: a second, as in Kubernetes. A test of
+    // the timeout itself shortens it, so the stream it waits for ends in a fraction of a second
+    // (the client still sends, and the stand-in still reads, a whole number).
+    std::chrono::milliseconds watchTimeoutUnit{1000};
   };
 
   explicit StandInApiServer(Options options);

@@ -49,8 +49,8 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
   if (!access) return std::unexpected(access.error());
   backend->client_ = std::make_unique<cluster::KubeClient>(std::move(*access));
   cluster::ClusterOptions options;
-  options.reservationGrace = std::chrono::seconds(config.cluster.reservationGraceSeconds);
-  options.reconcileInterval = std::chrono::seconds(config.cluster.reconcileIntervalSeconds);
+  options.reservationGrace = config.cluster.reservationGrace;
+  options.reconcileInterval = config.cluster.reconcileInterval;
   options.onError = [](const std::string& message) {
     transport::LogLine("cluster").Str("error", message).Warn();
   };

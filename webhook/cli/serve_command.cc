@@ -13,6 +13,8 @@
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "cli/quota_backend.h"
+#include "cli/serve_tuning.h"
+#include "common/go_duration.h"
 #include "config/config.h"
 #include "transport/log.h"
 #include "transport/server.h"
@@ -77,7 +79,7 @@ Result<config::Config> LoadServeConfig(const Flags& flags) {
       return Fail("--shutdown-delay: must be a number of seconds from 0 to 300, got \"" + *v +
                   "\"");
     }
-    cfg.shutdownDelaySeconds = seconds;
+    cfg.shutdownDelay = std::chrono::seconds(seconds);
   }
   if (auto v = flags.Get("kubeconfig")) {  // implies cluster mode
     cfg.cluster.enabled = true;
@@ -101,18 +103,18 @@ sigset_t StopSignals() {
 // inside a signal handler. The stop is graceful: the server drains for `delay` (still answering,
 // not ready, asking callers to reconnect) while endpoints drop it, then stops accepting and
 // finishes what is in flight. A second signal cuts the delay short.
-std::thread StopOnSignal(transport::Server& server, std::chrono::seconds delay) {
+std::thread StopOnSignal(transport::Server& server, std::chrono::milliseconds delay) {
   sigset_t set = StopSignals();
   return std::thread([set, &server, delay] {
     int sig = 0;
     sigwait(&set, &sig);
     transport::LogLine("stopping")
         .Str("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT")
-        .Int("delaySeconds", delay.count())
+        .Str("delay", FormatGoDuration(delay))
         .Info();
     server.BeginDrain();
     if (delay.count() > 0) {
-      timespec wait{static_cast<time_t>(delay.count()), 0};
+      timespec wait{static_cast<time_t>(delay.count() / 1000), (delay.count() % 1000) * 1000000};
       while (sigtimedwait(&set, nullptr, &wait) < 0 && errno == EINTR) {
       }
     }
@@ -173,6 +175,7 @@ int RunServe(const std::vector<std::string>& args) {
   // A charge may block on an fsync (the local journal) or on the API server (cluster mode):
   // threads beyond the CPUs keep other connections served meanwhile (transport/tuning.h).
   transport::Tuning tuning;
+  ApplyServerConfig(cfg->server, tuning);  // the file's deadlines
   if (cfg->cluster.enabled || !cfg->quota.stateFile.empty()) {
     tuning.threads = transport::AvailableCpus() + kBlockingThreads;
   }
@@ -190,10 +193,10 @@ int RunServe(const std::vector<std::string>& args) {
        .keyFile = cfg->tls.keyFile,
        .clientCaFile = cfg->tls.clientCAFile,
        .openPaths = cfg->tls.openPaths,
-       .tlsReloadInterval = std::chrono::seconds(cfg->tls.reloadIntervalSeconds),
+       .tlsReloadInterval = cfg->tls.reloadInterval,
        .tuning = tuning},
       handler);
-  std::thread signals = StopOnSignal(server, std::chrono::seconds(cfg->shutdownDelaySeconds));
+  std::thread signals = StopOnSignal(server, cfg->shutdownDelay);
   if (auto bound = server.Bind(); !bound) {
     transport::LogLine("cannot start").Str("error", bound.error().message).Error();
     signals.detach();

@@ -35,7 +35,7 @@ namespace gpugate::cluster {
 struct ClusterOptions {
   // A charge whose pod the watch has not shown is kept this long: the pod may still be on its
   // way through the apiserver. After that, it was refused later in admission and is dropped.
-  std::chrono::seconds reservationGrace{60};
+  std::chrono::milliseconds reservationGrace = std::chrono::seconds(60);
   std::chrono::milliseconds reconcileInterval{1000};
   int maxConflictRetries = 20;
   std::string gpuQuotaName = "gpugate";  // the per-namespace GPUQuota object's name

@@ -29,9 +29,13 @@ class KubeClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto& certs = testing::SharedTestCerts();
+    // ?timeoutSeconds=1 lasts 100 ms here, so a watch that ends at the server's timeout is
+    // quick to wait for.
     server_ = std::make_unique<gpugate::testing::StandInApiServer>(
-        gpugate::testing::StandInApiServer::Options{.certFile = certs.certFile(),
-                                                    .keyFile = certs.keyFile()});
+        gpugate::testing::StandInApiServer::Options{
+            .certFile = certs.certFile(),
+            .keyFile = certs.keyFile(),
+            .watchTimeoutUnit = std::chrono::milliseconds(100)});
     port_ = server_->Start();
     ASSERT_GT(port_, 0);
   }

@@ -57,19 +57,23 @@ Status ReadListen(const Cursor& value, Config& out) {
   return {};
 }
 
+// Up to 5 minutes: past the pod's terminationGracePeriodSeconds (30 s by default) the kubelet
+// kills the process anyway.
 Status ReadShutdownDelay(const Cursor& value, Config& out) {
-  std::optional<int64_t> seconds = value.PlainInteger();
-  if (!seconds || *seconds < 0 || *seconds > 300) {
-    return value.FailExpected("a number of seconds from 0 to 300");
-  }
-  out.shutdownDelaySeconds = *seconds;
-  return {};
+  return value.ReadDuration(std::chrono::milliseconds(0), std::chrono::minutes(5),
+                            out.shutdownDelay);
+}
+
+Status ReadShutdownDelaySeconds(const Cursor& value, Config& out) {
+  return value.ReadSeconds(0, 300, out.shutdownDelay);
 }
 
 // The top-level keys, in the order messages list them.
 constexpr Field<Config> kTopLevelFields[] = {
     {"listen", ReadListen},
-    {"shutdownDelaySeconds", ReadShutdownDelay},
+    {"shutdownDelay", ReadShutdownDelay},
+    {"shutdownDelaySeconds", ReadShutdownDelaySeconds},
+    {"server", ReadServer},
     {"tls", ReadTls},
     {"exemptNamespaces", ReadExemptNamespaces},
     {"resources", ReadResources},
@@ -108,6 +112,9 @@ Result<Config> ParseDocuments(std::string_view yaml, std::string_view source) {
     return root.Fail("the top level must be a map of settings, got " + root.Describe());
   }
   if (auto st = ReadFields(root, kTopLevelFields, config); !st) return std::unexpected(st.error());
+  if (auto st = RefuseBothSpellings(root, "shutdownDelay", "shutdownDelaySeconds"); !st) {
+    return std::unexpected(st.error());
+  }
   if (auto st = ReadLaterSections(root, config); !st) return std::unexpected(st.error());
   return config;
 }

@@ -3,7 +3,9 @@
 // docs/configuration.md documents every key.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +16,12 @@
 
 namespace gpugate::config {
 
+// Durations are kept to the millisecond. The file writes them in Go's syntax ("10s", "250ms";
+// docs/configuration.md, "Durations"); keys that predate that take whole seconds
+// (`shutdownDelaySeconds: 5`) and still work.
+
 // The serving pair, and who may call (docs/configuration.md, "tls"). The files are re-read every
-// reloadIntervalSeconds while serving, so a renewed Secret is served without a restart.
+// reloadInterval while serving, so a renewed Secret is served without a restart.
 struct TlsConfig {
   std::string certFile = "/etc/gpugate/tls/tls.crt";
   std::string keyFile = "/etc/gpugate/tls/tls.key";
@@ -23,24 +29,37 @@ struct TlsConfig {
   // callers whose certificate chains to a CA in this file.
   std::string clientCAFile;
   std::vector<std::string> openPaths;  // "/metrics", "/quota": answered without a certificate
-  int64_t reloadIntervalSeconds = 10;
+  std::chrono::milliseconds reloadInterval = std::chrono::seconds(10);
 };
 
 // Cluster mode: quota limits from ResourceQuota objects and charges shared by every replica
 // through GPUQuota objects in the Kubernetes API (docs/cluster.md).
 struct ClusterConfig {
   bool enabled = false;
-  std::string kubeconfig;                // "" = the pod's service account (in-cluster)
-  std::string context;                   // "" = the kubeconfig's current-context
-  int64_t reservationGraceSeconds = 60;  // how long a charge waits for its pod to appear
-  int64_t reconcileIntervalSeconds = 5;  // how often charges are checked against the pods
+  std::string kubeconfig;  // "" = the pod's service account (in-cluster)
+  std::string context;     // "" = the kubeconfig's current-context
+  // How long a charge waits for its pod to appear.
+  std::chrono::milliseconds reservationGrace = std::chrono::seconds(60);
+  // How often charges are checked against the pods.
+  std::chrono::milliseconds reconcileInterval = std::chrono::seconds(5);
+};
+
+// The HTTPS server's deadlines (docs/configuration.md, "server"). Unset: transport::Tuning's
+// defaults (transport/tuning.h), so the defaults have one home.
+struct ServerConfig {
+  std::optional<std::chrono::milliseconds> handshakeTimeout;
+  std::optional<std::chrono::milliseconds> headerTimeout;
+  std::optional<std::chrono::milliseconds> bodyTimeout;
+  std::optional<std::chrono::milliseconds> writeTimeout;
+  std::optional<std::chrono::milliseconds> keepAliveIdle;
 };
 
 struct Config {
   std::string listen = "0.0.0.0:8443";  // HOST:PORT; port 0 picks a free port
   // On SIGTERM, how long to keep serving (not ready, answers saying Connection: close) before
   // closing the listener, so endpoints drop this instance first (docs/reliability.md).
-  int64_t shutdownDelaySeconds = 0;
+  std::chrono::milliseconds shutdownDelay{0};
+  ServerConfig server;
   TlsConfig tls;
   policy::Settings policy;  // resources, exemptNamespaces, mutation.*, security.*
   ClusterConfig cluster;

@@ -4,28 +4,37 @@
 namespace gpugate::config {
 namespace {
 
-Status ReadSeconds(const Cursor& value, int64_t& out) {
-  int64_t seconds = 0;
-  if (auto st = value.ReadPositiveInteger(seconds); !st) return st;
-  if (seconds > 3600) return value.FailExpected("a number of seconds from 1 to 3600");
-  out = seconds;
-  return {};
+// From 100 ms, so a test can watch a grace period pass; an operator keeps seconds.
+Status ReadDuration(const Cursor& value, std::chrono::milliseconds& out) {
+  return value.ReadDuration(std::chrono::milliseconds(100), std::chrono::hours(1), out);
+}
+
+Status ReadSeconds(const Cursor& value, std::chrono::milliseconds& out) {
+  return value.ReadSeconds(1, 3600, out);
 }
 
 constexpr Field<ClusterConfig> kClusterFields[] = {
     {"enabled", [](const Cursor& v, ClusterConfig& c) { return v.ReadBool(c.enabled); }},
     {"kubeconfig", [](const Cursor& v, ClusterConfig& c) { return v.ReadString(c.kubeconfig); }},
     {"context", [](const Cursor& v, ClusterConfig& c) { return v.ReadString(c.context); }},
+    {"reservationGrace",
+     [](const Cursor& v, ClusterConfig& c) { return ReadDuration(v, c.reservationGrace); }},
     {"reservationGraceSeconds",
-     [](const Cursor& v, ClusterConfig& c) { return ReadSeconds(v, c.reservationGraceSeconds); }},
+     [](const Cursor& v, ClusterConfig& c) { return ReadSeconds(v, c.reservationGrace); }},
+    {"reconcileInterval",
+     [](const Cursor& v, ClusterConfig& c) { return ReadDuration(v, c.reconcileInterval); }},
     {"reconcileIntervalSeconds",
-     [](const Cursor& v, ClusterConfig& c) { return ReadSeconds(v, c.reconcileIntervalSeconds); }},
+     [](const Cursor& v, ClusterConfig& c) { return ReadSeconds(v, c.reconcileInterval); }},
 };
 
 }  // namespace
 
 Status ReadCluster(const Cursor& value, Config& out) {
-  return ReadFields(value, kClusterFields, out.cluster);
+  if (auto st = ReadFields(value, kClusterFields, out.cluster); !st) return st;
+  if (auto st = RefuseBothSpellings(value, "reservationGrace", "reservationGraceSeconds"); !st) {
+    return st;
+  }
+  return RefuseBothSpellings(value, "reconcileInterval", "reconcileIntervalSeconds");
 }
 
 }  // namespace gpugate::config

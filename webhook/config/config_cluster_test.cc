@@ -9,8 +9,8 @@ TEST(ConfigCluster, DefaultsAndValues) {
   auto empty = ParseConfig("", "gpugate.yaml");
   ASSERT_TRUE(empty);
   EXPECT_FALSE(empty->cluster.enabled);
-  EXPECT_EQ(empty->cluster.reservationGraceSeconds, 60);
-  EXPECT_EQ(empty->cluster.reconcileIntervalSeconds, 5);
+  EXPECT_EQ(empty->cluster.reservationGrace, std::chrono::seconds(60));
+  EXPECT_EQ(empty->cluster.reconcileInterval, std::chrono::seconds(5));
 
   auto set = ParseConfig(
       "cluster:\n  enabled: true\n  kubeconfig: /etc/kube/config\n  context: prod\n"
@@ -20,8 +20,8 @@ TEST(ConfigCluster, DefaultsAndValues) {
   EXPECT_TRUE(set->cluster.enabled);
   EXPECT_EQ(set->cluster.kubeconfig, "/etc/kube/config");
   EXPECT_EQ(set->cluster.context, "prod");
-  EXPECT_EQ(set->cluster.reservationGraceSeconds, 30);
-  EXPECT_EQ(set->cluster.reconcileIntervalSeconds, 2);
+  EXPECT_EQ(set->cluster.reservationGrace, std::chrono::seconds(30));
+  EXPECT_EQ(set->cluster.reconcileInterval, std::chrono::seconds(2));
 }
 
 TEST(ConfigCluster, Errors) {
@@ -32,7 +32,8 @@ TEST(ConfigCluster, Errors) {
       {"cluster:\n  enabled: yes\n", "gpugate.yaml:2: cluster.enabled: must be true or false, got \"yes\""},
       {"cluster:\n  kubeConfig: x\n",
        "gpugate.yaml:2: cluster.kubeConfig: unknown key (known: enabled, kubeconfig, context, "
-       "reservationGraceSeconds, reconcileIntervalSeconds)"},
+       "reservationGrace, reservationGraceSeconds, reconcileInterval, "
+       "reconcileIntervalSeconds)"},
       {"cluster:\n  reservationGraceSeconds: 0\n",
        "gpugate.yaml:2: cluster.reservationGraceSeconds: must be a positive integer, got \"0\""},
       {"cluster:\n  reconcileIntervalSeconds: 7200\n",

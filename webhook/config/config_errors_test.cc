@@ -35,11 +35,13 @@ TEST(ParseConfig, DocumentErrors) {
       {"listen: \"0.0.0.0:1\"\n---\nlisten: \"0.0.0.0:2\"\n",
        "gpugate.yaml:3: only one YAML document is allowed"},
       {"quotas: {}\n",
-       "gpugate.yaml:1: quotas: unknown key (known: listen, shutdownDelaySeconds, tls, "
-       "exemptNamespaces, resources, mutation, security, cluster, quota)"},
+       "gpugate.yaml:1: quotas: unknown key (known: listen, shutdownDelay, "
+       "shutdownDelaySeconds, server, tls, exemptNamespaces, resources, mutation, security, "
+       "cluster, quota)"},
       {"listen: \"0.0.0.0:1\"\nListen: \"0.0.0.0:2\"\n",
-       "gpugate.yaml:2: Listen: unknown key (known: listen, shutdownDelaySeconds, tls, "
-       "exemptNamespaces, resources, mutation, security, cluster, quota)"},
+       "gpugate.yaml:2: Listen: unknown key (known: listen, shutdownDelay, "
+       "shutdownDelaySeconds, server, tls, exemptNamespaces, resources, mutation, security, "
+       "cluster, quota)"},
       {"shutdownDelaySeconds: -1\n",
        "gpugate.yaml:1: shutdownDelaySeconds: must be a number of seconds from 0 to 300, got "
        "\"-1\""},
@@ -86,7 +88,7 @@ TEST(ParseConfig, ListenAndTlsErrors) {
       {"tls:\n  certFile: \"\"\n", "gpugate.yaml:2: tls.certFile: must be a file path, got \"\""},
       {"tls:\n  keyfile: /k\n",
        "gpugate.yaml:2: tls.keyfile: unknown key (known: certFile, keyFile, clientCAFile, "
-       "openPaths, reloadIntervalSeconds)"},
+       "openPaths, reloadInterval, reloadIntervalSeconds)"},
       {"tls: {clientCAFile: [a]}\n",
        "gpugate.yaml:1: tls.clientCAFile: must be a string, got a list"},
       {"tls:\n  openPaths: /metrics\n",

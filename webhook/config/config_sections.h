@@ -9,6 +9,9 @@
 
 namespace gpugate::config {
 
+// config_server.cc: the server section, the HTTPS server's deadlines.
+Status ReadServer(const Cursor& value, Config& out);
+
 // config_tls.cc: the tls section.
 Status ReadTls(const Cursor& value, Config& out);
 

@@ -54,14 +54,16 @@ std::string RenderCoreLimit(const Config& c) {
 }
 
 std::string RenderListen(const Config& c) { return c.listen; }
-std::string RenderShutdownDelay(const Config& c) { return std::to_string(c.shutdownDelaySeconds); }
+std::string RenderShutdownDelay(const Config& c) {
+  return std::to_string(c.shutdownDelay.count()) + "ms";
+}
 
 std::string RenderTls(const Config& c) { return c.tls.certFile + " " + c.tls.keyFile; }
 
 std::string RenderClientAuth(const Config& c) {
   std::string out = "clientCAFile=" + c.tls.clientCAFile + " openPaths=";
   for (const auto& p : c.tls.openPaths) out += (out.back() == '=' ? "" : ",") + p;
-  return out + " reload=" + std::to_string(c.tls.reloadIntervalSeconds);
+  return out + " reload=" + std::to_string(c.tls.reloadInterval.count()) + "ms";
 }
 
 std::string RenderExempt(const Config& c) {
@@ -137,22 +139,22 @@ struct ValueCase {
 TEST(ParseConfig, Values) {
   const ValueCase cases[] = {
       {"listen: \"127.0.0.1:9443\"", RenderListen, "127.0.0.1:9443"},
-      {"shutdownDelaySeconds: 5", RenderShutdownDelay, "5"},
-      {"shutdownDelaySeconds: 0", RenderShutdownDelay, "0"},
-      {"listen: \"127.0.0.1:9443\"", RenderShutdownDelay, "0"},
+      {"shutdownDelaySeconds: 5", RenderShutdownDelay, "5000ms"},
+      {"shutdownDelaySeconds: 0", RenderShutdownDelay, "0ms"},
+      {"listen: \"127.0.0.1:9443\"", RenderShutdownDelay, "0ms"},
       {"listen: \"[::]:8443\"", RenderListen, "[::]:8443"},
       {"listen: \"[::1]:0\"", RenderListen, "[::1]:0"},
       {"listen: localhost:65535", RenderListen, "localhost:65535"},
       {"listen: webhook.gpugate.svc:8443", RenderListen, "webhook.gpugate.svc:8443"},
       {"tls: {certFile: /a.crt}", RenderTls, "/a.crt /etc/gpugate/tls/tls.key"},
       {"tls:\n  keyFile: /b.key\n  certFile: /a.crt", RenderTls, "/a.crt /b.key"},
-      {"tls: {certFile: /a.crt}", RenderClientAuth, "clientCAFile= openPaths= reload=10"},
+      {"tls: {certFile: /a.crt}", RenderClientAuth, "clientCAFile= openPaths= reload=10000ms"},
       {"tls:\n  clientCAFile: /etc/gpugate/client-ca/ca.crt\n  openPaths: [/metrics, /quota]\n"
        "  reloadIntervalSeconds: 1\n",
        RenderClientAuth,
-       "clientCAFile=/etc/gpugate/client-ca/ca.crt openPaths=/metrics,/quota reload=1"},
+       "clientCAFile=/etc/gpugate/client-ca/ca.crt openPaths=/metrics,/quota reload=1000ms"},
       {"tls: {clientCAFile: \"\", openPaths: [], reloadIntervalSeconds: 3600}", RenderClientAuth,
-       "clientCAFile= openPaths= reload=3600"},
+       "clientCAFile= openPaths= reload=3600000ms"},
       {"exemptNamespaces: [kube-system, gpu-operator]", RenderExempt, "kube-system,gpu-operator"},
       {"exemptNamespaces: []", RenderExempt, ""},
       {"resources: [{name: nvidia.com/gpu}]", RenderResources, "nvidia.com/gpu"},
@@ -364,8 +366,8 @@ TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
   ASSERT_FALSE(failed.has_value());
   EXPECT_EQ(failed.error().message,
             bad +
-                ":2: listen2: unknown key (known: listen, shutdownDelaySeconds, tls, "
-                "exemptNamespaces, resources, mutation, security, cluster, quota)");
+                ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
+                "server, tls, exemptNamespaces, resources, mutation, security, cluster, quota)");
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }

@@ -44,12 +44,9 @@ Status ReadOpenPaths(const Cursor& value, std::vector<std::string>& out) {
   return {};
 }
 
-Status ReadReloadInterval(const Cursor& value, int64_t& out) {
-  int64_t seconds = 0;
-  if (auto st = value.ReadPositiveInteger(seconds); !st) return st;
-  if (seconds > 3600) return value.FailExpected("a number of seconds from 1 to 3600");
-  out = seconds;
-  return {};
+// Re-reading and hashing a few PEM files is cheap; below 100 ms it would only be busy-work.
+Status ReadReloadInterval(const Cursor& value, std::chrono::milliseconds& out) {
+  return value.ReadDuration(std::chrono::milliseconds(100), std::chrono::hours(1), out);
 }
 
 constexpr Field<TlsConfig> kTlsFields[] = {
@@ -58,12 +55,17 @@ constexpr Field<TlsConfig> kTlsFields[] = {
     // "" is allowed: it spells out the default, no client certificates.
     {"clientCAFile", [](const Cursor& v, TlsConfig& t) { return v.ReadString(t.clientCAFile); }},
     {"openPaths", [](const Cursor& v, TlsConfig& t) { return ReadOpenPaths(v, t.openPaths); }},
+    {"reloadInterval",
+     [](const Cursor& v, TlsConfig& t) { return ReadReloadInterval(v, t.reloadInterval); }},
     {"reloadIntervalSeconds",
-     [](const Cursor& v, TlsConfig& t) { return ReadReloadInterval(v, t.reloadIntervalSeconds); }},
+     [](const Cursor& v, TlsConfig& t) { return v.ReadSeconds(1, 3600, t.reloadInterval); }},
 };
 
 }  // namespace
 
-Status ReadTls(const Cursor& value, Config& out) { return ReadFields(value, kTlsFields, out.tls); }
+Status ReadTls(const Cursor& value, Config& out) {
+  if (auto st = ReadFields(value, kTlsFields, out.tls); !st) return st;
+  return RefuseBothSpellings(value, "reloadInterval", "reloadIntervalSeconds");
+}
 
 }  // namespace gpugate::config

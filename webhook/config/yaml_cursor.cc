@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/go_duration.h"
 #include "common/strings.h"
 
 namespace gpugate::config {
@@ -116,6 +117,49 @@ Status Cursor::ReadPositiveInteger(int64_t& out) const {
   auto value = PlainInteger();
   if (!value || *value <= 0) return FailExpected("a positive integer");
   out = *value;
+  return {};
+}
+
+Status Cursor::ReadDuration(std::chrono::milliseconds min, std::chrono::milliseconds max,
+                            std::chrono::milliseconds& out) const {
+  const std::string range = "from " + FormatGoDuration(min) + " to " + FormatGoDuration(max);
+  if (!node_.IsScalar()) return FailExpected("a duration " + range + ", e.g. \"10s\" or \"250ms\"");
+  auto parsed = ParseGoDuration(node_.Scalar());
+  if (!parsed) {
+    return Fail("must be a duration " + range + ", e.g. \"10s\" or \"250ms\", got " + Describe() +
+                ": " + parsed.error().message);
+  }
+  if (*parsed % std::chrono::milliseconds(1) != std::chrono::microseconds(0)) {
+    return FailExpected("a whole number of milliseconds");
+  }
+  auto value = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+  if (value < min || value > max) return FailExpected("a duration " + range);
+  out = value;
+  return {};
+}
+
+Status Cursor::ReadSeconds(int64_t min, int64_t max, std::chrono::milliseconds& out) const {
+  auto value = PlainInteger();
+  // Keys starting at 1 have always said "a positive integer" below the range; kept as it was.
+  if (min == 1 && (!value || *value < 1)) return FailExpected("a positive integer");
+  if (!value || *value < min || *value > max) {
+    return FailExpected("a number of seconds from " + std::to_string(min) + " to " +
+                        std::to_string(max));
+  }
+  out = std::chrono::seconds(*value);
+  return {};
+}
+
+Status RefuseBothSpellings(const Cursor& map, std::string_view key, std::string_view olderKey) {
+  bool seen = false;
+  for (auto it = map.node().begin(); it != map.node().end(); ++it) {
+    const std::string& k = it->first.Scalar();
+    if (k != key && k != olderKey) continue;
+    if (!std::exchange(seen, true)) continue;
+    return map.Entry(k, it->first, it->first)
+        .Fail("set " + std::string(key) + " or " + std::string(olderKey) + ", not both (" +
+              std::string(olderKey) + " is the older spelling, in whole seconds)");
+  }
   return {};
 }
 

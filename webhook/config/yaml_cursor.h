@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -53,6 +54,12 @@ class Cursor {
   Status ReadString(std::string& out) const;  // any scalar, "" included
   Status ReadBool(bool& out) const;           // exactly true or false, unquoted
   Status ReadPositiveInteger(int64_t& out) const;
+  // A duration in Go's syntax ("10s", "250ms", "1m30s"), a whole number of milliseconds from
+  // `min` to `max`. A bare number is refused: "10" could mean seconds or milliseconds.
+  Status ReadDuration(std::chrono::milliseconds min, std::chrono::milliseconds max,
+                      std::chrono::milliseconds& out) const;
+  // The older spelling of a duration: an unquoted integer number of seconds from `min` to `max`.
+  Status ReadSeconds(int64_t min, int64_t max, std::chrono::milliseconds& out) const;
 
  private:
   Cursor(YAML::Node node, std::string_view source, std::string path, int line);
@@ -76,6 +83,10 @@ Status VisitEntries(const Cursor& map,
 // with the index in `known` of each key and the value's cursor, stopping at the first error.
 Status VisitMap(const Cursor& map, std::span<const std::string_view> known,
                 const std::function<Status(size_t, const Cursor&)>& visit);
+
+// Fails when `map` sets both `key` and `olderKey`, two spellings of one setting (the older one
+// counting whole seconds), at the line of whichever comes second.
+Status RefuseBothSpellings(const Cursor& map, std::string_view key, std::string_view olderKey);
 
 // Calls `visit` for each item of a list, stopping at the first error; rejects non-lists.
 Status VisitList(const Cursor& list, const std::function<Status(const Cursor&)>& visit);

@@ -149,7 +149,8 @@ Result<std::string> ReadAll(int fd, const std::string& path) {
 }
 
 // Makes a create, rename or unlink in `dir` durable.
-Status SyncDir(const std::string& dir) {
+Status SyncDir(const std::string& dir, const JournalOptions& options) {
+  if (!options.sync) return {};
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return FailErrno("opening directory " + dir);
   int rc = ::fsync(fd);
@@ -175,8 +176,8 @@ Result<int> OpenLocked(const std::string& path, int extraFlags) {
 // Not thread-safe: the ledger calls every method under its mutex.
 class FileJournal final : public Journal {
  public:
-  FileJournal(std::string path, std::string dir, int fd, uint64_t size)
-      : path_(std::move(path)), dir_(std::move(dir)), fd_(fd), size_(size) {}
+  FileJournal(std::string path, std::string dir, int fd, uint64_t size, JournalOptions options)
+      : path_(std::move(path)), dir_(std::move(dir)), options_(options), fd_(fd), size_(size) {}
   ~FileJournal() override { ::close(fd_); }
 
   Status Replay(const std::function<void(const JournalRecord&)>& apply) override {
@@ -203,7 +204,7 @@ class FileJournal final : public Journal {
     if (offset == data->size()) return {};
     // A torn tail: cut it, so the next append does not land behind garbage.
     if (::ftruncate(fd_, static_cast<off_t>(offset)) != 0) return FailErrno("truncating " + path_);
-    if (::fsync(fd_) != 0) return FailErrno("syncing " + path_);
+    if (!Sync(fd_, /*dataOnly=*/false)) return FailErrno("syncing " + path_);
     return {};
   }
 
@@ -211,7 +212,7 @@ class FileJournal final : public Journal {
     if (broken_) return Fail(path_ + ": unusable after a failed rollback");
     std::string framed = EncodeRecord(record);
     Status status = WriteAll(fd_, framed, path_);
-    if (status && ::fdatasync(fd_) != 0) status = FailErrno("syncing " + path_);
+    if (status && !Sync(fd_, /*dataOnly=*/true)) status = FailErrno("syncing " + path_);
     if (!status) {
       // Cut whatever part of the record reached the file; a record that later turns up after
       // a half one would be lost at replay.
@@ -233,7 +234,7 @@ class FileJournal final : public Journal {
     Result<int> fd = OpenLocked(tmp, O_TRUNC);
     if (!fd) return std::unexpected(fd.error());
     Status status = WriteAll(*fd, all, tmp);
-    if (status && ::fsync(*fd) != 0) status = FailErrno("syncing " + tmp);
+    if (status && !Sync(*fd, /*dataOnly=*/false)) status = FailErrno("syncing " + tmp);
     if (status && ::rename(tmp.c_str(), path_.c_str()) != 0) {
       status = FailErrno("renaming " + tmp + " to " + path_);
     }
@@ -247,7 +248,7 @@ class FileJournal final : public Journal {
     size_ = all.size();
     records_ = live.size();
     broken_ = false;  // the new file holds exactly the live set
-    return SyncDir(dir_);
+    return SyncDir(dir_, options_);
   }
 
   bool ShouldCompact(size_t liveRecords) const override {
@@ -255,7 +256,15 @@ class FileJournal final : public Journal {
   }
 
  private:
+  // fsync, or fdatasync when only the data must reach the disk (an append: the file's size is
+  // data too); true when done or skipped (options_.sync false). errno says why on false.
+  bool Sync(int fd, bool dataOnly) const {
+    if (!options_.sync) return true;
+    return (dataOnly ? ::fdatasync(fd) : ::fsync(fd)) == 0;
+  }
+
   const std::string path_, dir_;
+  const JournalOptions options_;
   int fd_;
   uint64_t size_;         // bytes of intact records; an append that fails is cut back to this
   uint64_t records_ = 0;  // records in the file
@@ -273,7 +282,7 @@ std::string EncodeRecord(const JournalRecord& record) {
   return framed + payload;
 }
 
-Result<std::unique_ptr<Journal>> OpenFileJournal(const std::string& path) {
+Result<std::unique_ptr<Journal>> OpenFileJournal(const std::string& path, JournalOptions options) {
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::string dir = parent.empty() ? "." : parent.string();
   std::error_code ec;
@@ -283,13 +292,14 @@ Result<std::unique_ptr<Journal>> OpenFileJournal(const std::string& path) {
   if (!fd) return std::unexpected(fd.error());
   struct stat st = {};
   Status status = ::fstat(*fd, &st) == 0 ? Status{} : FailErrno("stat " + path);
-  if (status) status = SyncDir(dir);  // the file's directory entry, if we just created it
+  // The file's directory entry, if we just created it.
+  if (status) status = SyncDir(dir, options);
   if (!status) {
     ::close(*fd);
     return std::unexpected(status.error());
   }
   ::unlink((path + ".compact").c_str());  // left by a crash during compaction; never live
-  return std::make_unique<FileJournal>(path, dir, *fd, static_cast<uint64_t>(st.st_size));
+  return std::make_unique<FileJournal>(path, dir, *fd, static_cast<uint64_t>(st.st_size), options);
 }
 
 }  // namespace gpugate::quota

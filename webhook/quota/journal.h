@@ -48,8 +48,17 @@ class Journal {
   virtual bool ShouldCompact(size_t liveRecords) const = 0;
 };
 
+// How the file journal meets the disk. gpugate always syncs: an append is on disk when it
+// returns, a compaction is atomic across a crash. A test of framing and replay, which reads the
+// file back without a crash in between, may skip the syncs: on a real disk each costs
+// milliseconds, and such a test makes hundreds.
+struct JournalOptions {
+  bool sync = true;
+};
+
 // The journal at `path` (created if missing, with its directory).
-Result<std::unique_ptr<Journal>> OpenFileJournal(const std::string& path);
+Result<std::unique_ptr<Journal>> OpenFileJournal(const std::string& path,
+                                                 JournalOptions options = {});
 
 // One framed record, byte for byte as Append writes it; exposed for tests that corrupt files.
 std::string EncodeRecord(const JournalRecord& record);

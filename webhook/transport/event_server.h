@@ -8,15 +8,17 @@
 // one-shot event, so it never waits behind a slow peer.
 //
 // Deadlines are per connection and per phase (handshake, request headers, request body, the
-// answer being taken, idle keep-alive, the linger after a refusal). A timekeeper thread scans them
-// and shuts down the socket of a connection past its deadline; the thread that owns the connection
-// then sees it closed. docs/decisions.md ("Transport") says why this replaced cpp-httplib on the
+// answer being taken, idle keep-alive, the linger after a refusal), in milliseconds. A timekeeper
+// thread scans them (every tenth of the shortest deadline, at most every 100 ms) and shuts down
+// the socket of a connection past its deadline; the thread that owns the connection then sees it
+// closed. docs/decisions.md ("Transport") says why this replaced cpp-httplib on the
 // serving path.
 #pragma once
 
 #include <openssl/ssl.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -102,7 +104,11 @@ class EventServer {
   const Handler handler_;
   const HeadLimits limits_;
   const size_t threads_;
+  // How often the timekeeper looks for connections past their deadline: a tenth of the shortest
+  // deadline, from 1 ms to 100 ms, so a deadline is met to within a tenth of itself.
+  const std::chrono::milliseconds scanInterval_;
   int epoll_ = -1;
+  int wake_ = -1;  // an eventfd in the epoll set, made readable to wake every serving thread
 
   std::mutex listenMu_;        // the listener's descriptor: accepting, closing
   int listen_ = -1;            // guarded by listenMu_

@@ -4,10 +4,10 @@
 
 #include <chrono>
 
+#include "common/go_duration.h"
 #include "quota/report.h"
 #include "review/admission_review.h"
 #include "transport/log.h"
-#include "transport/request_deadline.h"
 #include "transport/tls_context.h"
 
 namespace gpugate::transport {
@@ -121,7 +121,8 @@ void Server::Review(const Request& req, Response& res, bool mutate) {
   if (timeoutParam) {  // the API server's ?timeout=, e.g. 5s
     auto timeout = ParseGoDuration(*timeoutParam);
     if (!timeout) {
-      res.Set(400, timeout.error().message + "\n");
+      res.Set(400,
+              "timeout " + timeoutParam->substr(0, 64) + ": " + timeout.error().message + "\n");
       metrics_.CountRequest(route, res.status);
       return;
     }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 namespace gpugate::transport {
 namespace {
@@ -50,9 +51,11 @@ size_t RaiseOpenFileLimit(size_t wanted) {
 std::shared_ptr<WorkerPool> ApplyTuning(httplib::Server& server, const Tuning& tuning) {
   server.set_tcp_nodelay(true);  // no 40 ms Nagle/delayed-ACK stall between headers and body
   server.set_keep_alive_max_count(tuning.keepAliveMaxRequests);
-  server.set_keep_alive_timeout(tuning.keepAliveIdle.count());
-  server.set_read_timeout(tuning.readTimeout.count(), 0);
-  server.set_write_timeout(tuning.writeTimeout.count(), 0);
+  // cpp-httplib keeps idle connections for whole seconds; round up, so it never closes sooner.
+  server.set_keep_alive_timeout(
+      std::chrono::ceil<std::chrono::seconds>(tuning.keepAliveIdle).count());
+  server.set_read_timeout(tuning.readTimeout);
+  server.set_write_timeout(tuning.writeTimeout);
   server.set_payload_max_length(tuning.maxBodyBytes);  // larger bodies get 413 unread
 
   // httplib hard-codes listen(fd, 5) and offers no hook after bind, but it asks for its task

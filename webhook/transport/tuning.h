@@ -24,17 +24,19 @@ struct Tuning {
   // apiserver's own idle timeout (90 s), so the apiserver always closes first and never sends a
   // review on a connection the server is closing (it does not retry a POST that fails so).
   // A stopping server ends idle connections at once.
-  std::chrono::seconds keepAliveIdle{120};
+  std::chrono::milliseconds keepAliveIdle = std::chrono::seconds(120);
   // Deadlines for a phase as a whole, so a peer sending a byte every few seconds meets them too:
   // a TLS handshake from accept, a request's headers from their first byte, its body from the
   // end of its headers, an answer from its first write. At least the webhooks' timeoutSeconds
-  // (5 s in our manifests), so no honest caller meets them.
-  std::chrono::seconds handshakeTimeout{10};
-  std::chrono::seconds headerTimeout{10};
-  std::chrono::seconds bodyTimeout{10};
-  std::chrono::seconds writeTimeout{10};
+  // (5 s in our manifests), so no honest caller meets them. Milliseconds, so a test can wait out
+  // a deadline quickly; EventServer keeps them to within a tenth of the shortest (at most
+  // 100 ms late, at least 1 ms between scans). Zero: no deadline.
+  std::chrono::milliseconds handshakeTimeout = std::chrono::seconds(10);
+  std::chrono::milliseconds headerTimeout = std::chrono::seconds(10);
+  std::chrono::milliseconds bodyTimeout = std::chrono::seconds(10);
+  std::chrono::milliseconds writeTimeout = std::chrono::seconds(10);
   // cpp-httplib's per-read timeout (the floor only; EventServer has the deadlines above).
-  std::chrono::seconds readTimeout{10};
+  std::chrono::milliseconds readTimeout = std::chrono::seconds(10);
   // An AdmissionReview carries the object and, on UPDATE, the old object; etcd caps an object at
   // 1.5 MiB, so 8 MiB admits every real review and refuses anything absurd before parsing (413).
   size_t maxBodyBytes = 8 << 20;

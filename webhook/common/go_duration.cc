@@ -1,9 +1,9 @@
-#include "transport/request_deadline.h"
+#include "common/go_duration.h"
 
 #include <array>
 #include <string>
 
-namespace gpugate::transport {
+namespace gpugate {
 namespace {
 
 struct Unit {
@@ -28,12 +28,9 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 Result<std::chrono::microseconds> ParseGoDuration(std::string_view text) {
-  auto bad = [&](std::string_view why) {
-    return Fail("timeout " + std::string(text.substr(0, 64)) + ": " + std::string(why));
-  };
-  if (text.empty()) return bad("empty");
+  if (text.empty()) return Fail("empty");
   if (text == "0") return std::chrono::microseconds(0);
-  if (text.front() == '-') return bad("negative");
+  if (text.front() == '-') return Fail("negative");
   if (text.front() == '+') text.remove_prefix(1);
   double total = 0;
   std::string_view rest = text;
@@ -57,19 +54,39 @@ Result<std::chrono::microseconds> ParseGoDuration(std::string_view text) {
         ++i;
       }
     }
-    if (!digits) return bad("expected a number, e.g. 5s");
-    if (whole > kMaxMicros) return bad("too long");
+    if (!digits) return Fail("expected a number, e.g. 5s");
+    if (whole > kMaxMicros) return Fail("too long");
     rest.remove_prefix(i);
     const Unit* unit = nullptr;
     for (const Unit& u : kUnits) {
       if (rest.starts_with(u.name) && (!unit || u.name.size() > unit->name.size())) unit = &u;
     }
-    if (!unit) return bad("missing or unknown unit (ns, us, ms, s, m, h)");
+    if (!unit) return Fail("missing or unknown unit (ns, us, ms, s, m, h)");
     rest.remove_prefix(unit->name.size());
     total += whole * unit->micros;
-    if (total > kMaxMicros) return bad("longer than a day");
+    if (total > kMaxMicros) return Fail("longer than a day");
   }
   return std::chrono::microseconds(static_cast<int64_t>(total));
 }
 
-}  // namespace gpugate::transport
+std::string FormatGoDuration(std::chrono::milliseconds d) {
+  using namespace std::chrono;
+  if (d.count() == 0) return "0s";
+  std::string out;
+  if (d < 0ms) {
+    out = "-";
+    d = -d;
+  }
+  if (d % 1s != 0ms) {  // Go writes "1.5s"; whole milliseconds read better in a config file
+    return out + std::to_string(d.count()) + "ms";
+  }
+  auto h = duration_cast<hours>(d);
+  auto m = duration_cast<minutes>(d - h);
+  auto s = duration_cast<seconds>(d - h - m);
+  if (h.count() > 0) out += std::to_string(h.count()) + "h";
+  if (m.count() > 0) out += std::to_string(m.count()) + "m";
+  if (s.count() > 0) out += std::to_string(s.count()) + "s";
+  return out;
+}
+
+}  // namespace gpugate
