@@ -5,25 +5,18 @@
 // and the exact RBAC cluster mode uses, the webhook registrations, a config gpugate itself accepts)
 // and against each other (Secret, ConfigMap, ServiceAccount, PersistentVolumeClaim, Service,
 // PodDisruptionBudget and Certificate wiring).
-// Needs kubectl 1.24 or later on PATH. GPUGATE_MANIFESTS_DIR=DIR renders a copy of manifests/
-// instead, e.g. a deliberately broken one, to see a check fail.
-#include <fcntl.h>
+// Needs kubectl 1.22 or later (kubectl.h: on PATH, in .tools/bin from `make kubectl`, or named by
+// GPUGATE_KUBECTL); without one every test is skipped, saying so. GPUGATE_MANIFESTS_DIR=DIR
+// renders a copy of manifests/ instead, e.g. a deliberately broken one, to see a check fail.
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <map>
-#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -35,8 +28,8 @@
 #include "cluster/gpu_quota_record.h"
 #include "common/result.h"
 #include "config/config.h"
-
-extern char** environ;
+#include "kubectl.h"
+#include "test_paths.h"
 
 namespace gpugate::testing {
 namespace {
@@ -53,54 +46,11 @@ constexpr std::string_view kInjectCaFrom = "cert-manager.io/inject-ca-from";
 
 // ---- Running kubectl ----------------------------------------------------------------------------
 
-std::string ReadAll(int fd) {
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      return out;
-    }
-  }
-}
-
-std::string DescribeExit(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
-  return "ended abnormally";
-}
-
-// Runs `kubectl kustomize DIR`: the rendered YAML, or what went wrong with kubectl's stderr.
+// Runs `kubectl kustomize DIR` with UsableKubectl(): the rendered YAML, or what went wrong.
 Result<std::string> Kustomize(const std::string& dir) {
-  const std::string command = "`kubectl kustomize " + dir + "`";
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> err(std::tmpfile(), &std::fclose);
-  int out[2];
-  if (!err || pipe2(out, O_CLOEXEC) != 0) return Fail(command + ": " + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, fileno(err.get()), STDERR_FILENO);
-  std::string kubectl = "kubectl", verb = "kustomize", path = dir;
-  char* argv[] = {kubectl.data(), verb.data(), path.data(), nullptr};
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, "kubectl", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    return Fail(command + ": cannot run kubectl (" + std::strerror(rc) +
-                "); these tests need kubectl 1.24 or later on PATH");
-  }
-  std::string yaml = ReadAll(out[0]);
-  close(out[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return yaml;
-  lseek(fileno(err.get()), 0, SEEK_SET);
-  return Fail(command + " " + DescribeExit(status) + ":\n" + ReadAll(fileno(err.get())));
+  const Result<Kubectl>& kubectl = UsableKubectl();
+  if (!kubectl) return std::unexpected(kubectl.error());
+  return RunKubectl(kubectl->path, {"kustomize", dir});
 }
 
 // ---- Reading YAML without exceptions -----------------------------------------------------------
@@ -232,7 +182,11 @@ std::string Identity(const YAML::Node& o) {
 class RenderedManifests : public ::testing::Test {
  protected:
   // Renders manifests/<subdir>; a fatal failure (so the test body is skipped) when that fails.
+  // Without a kubectl that can render (kubectl.h), the test is skipped instead, saying why.
   void RenderOrFail(const std::string& subdir) {
+    if (const Result<Kubectl>& kubectl = UsableKubectl(); !kubectl) {
+      GTEST_SKIP() << kubectl.error().message;
+    }
     const Result<Rendering>& rendered = Rendered(ManifestsDir() + subdir);
     ASSERT_TRUE(rendered) << rendered.error().message;
     rendering_ = &*rendered;
