@@ -1,6 +1,6 @@
 # Compiler flags for the libFuzzer build (GPUGATE_BUILD_FUZZ=ON), included by the top-level
-# CMakeLists.txt before the layers so that every library the targets link is built with coverage
-# instrumentation and the sanitizers, not only the targets themselves.
+# CMakeLists.txt before the layers so that every library the targets link (and the test suites in
+# the same tree) is built with coverage instrumentation, not only the targets themselves.
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR CMAKE_CXX_COMPILER_VERSION VERSION_LESS 16)
   message(FATAL_ERROR
     "GPUGATE_BUILD_FUZZ needs clang 16 or later (libFuzzer is clang's), got "
@@ -15,9 +15,7 @@ if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 19)
   add_compile_options(-D__cpp_concepts=202002L -Wno-builtin-macro-redefined -Wno-macro-redefined)
 endif()
 
-# Everything is instrumented for coverage (fuzzer-no-link) and checked by ASan and UBSan; any UB
-# aborts, so libFuzzer records it as a crash. _GLIBCXX_ASSERTIONS bounds-checks the containers.
-set(GPUGATE_SANITIZERS address,undefined)
-add_compile_options(-fsanitize=fuzzer-no-link,${GPUGATE_SANITIZERS} -fno-sanitize-recover=all
-                    -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS)
-add_link_options(-fsanitize=${GPUGATE_SANITIZERS})
+# Everything is instrumented for coverage (fuzzer-no-link); the top-level CMakeLists.txt adds ASan
+# and UBSan (GPUGATE_SANITIZE=address), so any UB aborts and libFuzzer records it as a crash.
+# _GLIBCXX_ASSERTIONS bounds-checks the containers.
+add_compile_options(-fsanitize=fuzzer-no-link -D_GLIBCXX_ASSERTIONS)

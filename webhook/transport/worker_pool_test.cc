@@ -56,8 +56,8 @@ bool WaitForStats(const WorkerPool& pool, Pred pred) {
 }
 
 TEST(WorkerPool, GrowsPastTheCoreSoNoTaskWaitsForABusyOne) {
+  Gate gate;  // outlives the pool, whose threads are inside it until joined
   WorkerPool pool({.coreThreads = 2, .maxThreads = 64});
-  Gate gate;
   for (int i = 0; i < 40; ++i) pool.Enqueue([&] { gate.Pass(); });
   ASSERT_TRUE(gate.WaitInside(40));  // all 40 running at once on 2 core threads + 38 more
   WorkerStats s = pool.Stats();
@@ -70,9 +70,9 @@ TEST(WorkerPool, GrowsPastTheCoreSoNoTaskWaitsForABusyOne) {
 }
 
 TEST(WorkerPool, AtTheMaximumTasksQueueAndRunWhenAWorkerFrees) {
-  WorkerPool pool({.coreThreads = 1, .maxThreads = 3});
-  Gate gate;
+  Gate gate;  // outlives the pool, whose threads are inside it until joined
   std::atomic<int> done{0};
+  WorkerPool pool({.coreThreads = 1, .maxThreads = 3});
   for (int i = 0; i < 5; ++i) pool.Enqueue([&] { gate.Pass(), ++done; });
   ASSERT_TRUE(gate.WaitInside(3));
   WorkerStats s = pool.Stats();
@@ -86,8 +86,8 @@ TEST(WorkerPool, AtTheMaximumTasksQueueAndRunWhenAWorkerFrees) {
 }
 
 TEST(WorkerPool, IdleWorkersAboveTheCoreRetire) {
+  Gate gate;  // outlives the pool, whose threads are inside it until joined
   WorkerPool pool({.coreThreads = 2, .maxThreads = 16, .idleRetire = 20ms});
-  Gate gate;
   for (int i = 0; i < 10; ++i) pool.Enqueue([&] { gate.Pass(); });
   ASSERT_TRUE(gate.WaitInside(10));
   gate.Open();
@@ -101,8 +101,8 @@ TEST(WorkerPool, IdleWorkersAboveTheCoreRetire) {
 TEST(WorkerPool, ShutdownRunsQueuedTasksThenJoins) {
   std::atomic<int> done{0};
   {
+    Gate gate;  // outlives the pool, whose threads are inside it until joined
     WorkerPool pool({.coreThreads = 1, .maxThreads = 1});
-    Gate gate;
     for (int i = 0; i < 4; ++i) pool.Enqueue([&] { gate.Pass(), ++done; });
     ASSERT_TRUE(gate.WaitInside(1));
     gate.Open();
