@@ -78,7 +78,10 @@ std::string ClientHello() {
   SSL_set_bio(ssl, BIO_new(BIO_s_mem()), out);
   SSL_connect(ssl);  // writes the ClientHello, then wants the server's answer
   char* data = nullptr;
-  std::string hello(data, static_cast<size_t>(BIO_get_mem_data(out, &data)));
+  // Two statements: in one, the order of evaluating `data` and the call that sets it is the
+  // compiler's choice (GCC happened to call first, clang reads the null first).
+  const long size = BIO_get_mem_data(out, &data);
+  std::string hello(data, static_cast<size_t>(size));
   SSL_free(ssl);
   SSL_CTX_free(ctx);
   return hello;
