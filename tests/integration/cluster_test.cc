@@ -55,9 +55,8 @@ class Cluster {
                    "users:\n- name: gpugate\n  user:\n    token: stand-in-token\n"
                    "contexts:\n- name: standin\n  context: {cluster: standin, user: gpugate}\n"
                    "current-context: standin\n");
-    dir_.Write("gpugate.yaml",
-               "cluster:\n  enabled: true\n  kubeconfig: " + dir_.File("kubeconfig") + "\n" +
-                   timing);
+    dir_.Write("gpugate.yaml", "cluster:\n  enabled: true\n  kubeconfig: " +
+                                   dir_.File("kubeconfig") + "\n" + timing);
     api_->Create("/api/v1/namespaces/team-a/resourcequotas",
                  {{"apiVersion", "v1"},
                   {"kind", "ResourceQuota"},

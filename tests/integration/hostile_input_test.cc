@@ -693,7 +693,7 @@ TEST(HostileInput, EveryBadRequestGetsAClearAnswerAndTheServerStaysHealthy) {
 TEST(HostileInput, PlainHttpOnTheTlsPortIsClosedWithoutAnAnswer) {
   GpugateServer server;
   for (const std::string& request : {std::string("GET /healthz HTTP/1.1\r\nHost: gpugate\r\n\r\n"),
-                                    Head("Content-Length: 2\r\n") + "{}"}) {
+                                     Head("Content-Length: 2\r\n") + "{}"}) {
     RawConnection conn(server.port());
     ASSERT_TRUE(conn.ok());
     ASSERT_TRUE(conn.Send(request));

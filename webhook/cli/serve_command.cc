@@ -187,15 +187,14 @@ int RunServe(const std::vector<std::string>& args) {
         .Int("maxConnections", static_cast<int64_t>(tuning.maxConnections))
         .Warn();
   }
-  transport::Server server(
-      {.listen = *listen,
-       .certFile = cfg->tls.certFile,
-       .keyFile = cfg->tls.keyFile,
-       .clientCaFile = cfg->tls.clientCAFile,
-       .openPaths = cfg->tls.openPaths,
-       .tlsReloadInterval = cfg->tls.reloadInterval,
-       .tuning = tuning},
-      handler);
+  transport::Server server({.listen = *listen,
+                            .certFile = cfg->tls.certFile,
+                            .keyFile = cfg->tls.keyFile,
+                            .clientCaFile = cfg->tls.clientCAFile,
+                            .openPaths = cfg->tls.openPaths,
+                            .tlsReloadInterval = cfg->tls.reloadInterval,
+                            .tuning = tuning},
+                           handler);
   std::thread signals = StopOnSignal(server, cfg->shutdownDelay);
   if (auto bound = server.Bind(); !bound) {
     transport::LogLine("cannot start").Str("error", bound.error().message).Error();
