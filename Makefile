@@ -27,6 +27,7 @@ CTEST := ctest --output-on-failure -j$(TEST_JOBS)
 
 test: build
 	cd $(BUILD) && $(CTEST)
+	@bash tools/print-skips.sh $(BUILD)
 
 # The suite under sanitizers, each in its own build directory (docs/reliability.md, "Sanitizers"):
 # build-asan (clang 16: AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer targets)
