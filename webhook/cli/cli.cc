@@ -15,23 +15,47 @@ constexpr std::string_view kUsageHead = R"(gpugate: a Kubernetes admission webho
 Usage:
 )";
 
-constexpr std::string_view kUsageTail = R"(  gpugate version
-      Print the version.
-  gpugate --help
+constexpr std::string_view kUsageTail = R"(  gpugate --help
       Print this help.
-  gpugate COMMAND --help
+  gpugate COMMAND --help, gpugate help COMMAND
       Print a command's help: how to call it and what each flag does.
 
 Documentation: docs/ in the source tree (configuration.md, rules.md, quota.md, deployment.md).
 )";
 
+constexpr std::string_view kVersionForms[] = {""};
+constexpr FlagSpec kVersionFlags[] = {kHelpFlag};
+const CommandHelp kVersionHelp = {
+    .name = "version",
+    .forms = kVersionForms,
+    .summary = "Print the version.",
+    .flags = kVersionFlags,
+};
+
 // Every subcommand's entry comes from its own CommandHelp, the text its --help prints.
 void PrintUsage(std::ostream& out) {
   out << kUsageHead;
-  for (const CommandHelp* command : {&kServeHelp, &kCertsHelp, &kQuotaHelp}) {
+  for (const CommandHelp* command : {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kVersionHelp}) {
     PrintCommandEntry(out, *command);
   }
   out << kUsageTail;
+}
+
+int RunVersion(const std::vector<std::string>& args) {
+  auto flags = Flags::Parse(args, kVersionFlags);
+  if (flags && flags->Has("help")) {
+    PrintCommandHelp(std::cout, kVersionHelp, "gpugate version");
+    return 0;
+  }
+  if (!flags || !flags->positional().empty()) {
+    std::cerr << "gpugate version: "
+              << (flags ? "takes no arguments, got \"" + flags->positional()[0] + "\""
+                        : flags.error().message)
+              << "\n";
+    return 2;
+  }
+  std::cout << "gpugate " << GPUGATE_VERSION << "\n";
+  return 0;
 }
 
 }  // namespace
@@ -46,14 +70,14 @@ int Run(std::string_view program, const std::vector<std::string>& args) {
   }
   const std::string& command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "help" && rest.size() == 1 && rest[0] != "help") {  // help CMD: CMD --help
+    return Run(program, {rest[0], "--help"});
+  }
   if (command == "--help" || command == "-h" || command == "help") {
     PrintUsage(std::cout);
     return 0;
   }
-  if (command == "version" || command == "--version") {
-    std::cout << "gpugate " << GPUGATE_VERSION << "\n";
-    return 0;
-  }
+  if (command == "version" || command == "--version") return RunVersion(rest);
   if (command == "serve") return RunServe(rest);
   if (command == "certs") return RunCerts(rest);
   if (command == "quota") return RunQuota(rest);

@@ -67,6 +67,7 @@ const HelpCase kHelpCases[] = {
      {"--server URL", "--cacert FILE", "--insecure-skip-tls-verify", "--cert FILE", "--key FILE",
       "--tls-server-name NAME", "--kubeconfig FILE", "--context NAME", "-n, --namespace NS",
       "-o, --output FORMAT", "-h, --help"}},
+    {"gpugate", {"version"}, "Usage: gpugate version\n", {"-h, --help"}},
     // `kubectl gpuquota --help` runs the link kubectl-gpuquota with --help.
     {"/usr/local/bin/kubectl-gpuquota",
      {},
@@ -98,7 +99,8 @@ TEST(Cli, TopLevelHelpListsEveryCommandAsItsHelpDoes) {
        {"\n  gpugate serve [--config FILE] [--listen HOST:PORT]",
         "\n  gpugate certs --out DIR [--service NAME]",
         "\n  gpugate quota [--server URL] [--cacert FILE",
-        "\n  gpugate quota --kubeconfig FILE [--context NAME]", "\n  gpugate COMMAND --help\n"}) {
+        "\n  gpugate quota --kubeconfig FILE [--context NAME]", "\n  gpugate version\n",
+        "\n  gpugate COMMAND --help, gpugate help COMMAND\n"}) {
     EXPECT_NE(ran.out.find(line), std::string::npos) << line << " missing from\n" << ran.out;
   }
   for (const char* command : {"serve", "certs", "quota"}) {
@@ -108,6 +110,24 @@ TEST(Cli, TopLevelHelpListsEveryCommandAsItsHelpDoes) {
     EXPECT_NE(ran.out.find("\n      " + firstLine + "\n"), std::string::npos)
         << command << ": \"" << firstLine << "\" is not in the top-level help";
   }
+}
+
+// `gpugate help CMD` is `gpugate CMD --help`.
+TEST(Cli, HelpCommandPrintsThatCommandsHelp) {
+  for (const char* command : {"serve", "certs", "quota", "version"}) {
+    SCOPED_TRACE(command);
+    const Ran viaHelp = RunCli("gpugate", {"help", command});
+    EXPECT_EQ(viaHelp.code, 0);
+    EXPECT_TRUE(viaHelp.out.starts_with(std::string("Usage: gpugate ") + command)) << viaHelp.out;
+    EXPECT_EQ(viaHelp.out, RunCli("gpugate", {command, "--help"}).out);
+  }
+}
+
+TEST(Cli, VersionPrintsTheVersion) {
+  const Ran ran = RunCli("gpugate", {"version"});
+  EXPECT_EQ(ran.code, 0);
+  EXPECT_TRUE(ran.out.starts_with("gpugate ")) << ran.out;
+  EXPECT_EQ(ran.out, RunCli("gpugate", {"--version"}).out);
 }
 
 // A flag the parser accepts is one the help describes.
@@ -155,6 +175,9 @@ TEST(Cli, UnknownFlagsStillExitTwoWithTheirMessage) {
       {"kubectl-gpuquota", {"--bogus"}, "kubectl gpuquota: unknown flag --bogus\n"},
       {"gpugate", {"serve", "--help=yes"}, "gpugate serve: flag --help takes no value\n"},
       {"gpugate", {"bogus"}, "gpugate: unknown command \"bogus\"\n"},
+      {"gpugate", {"help", "bogus"}, "gpugate: unknown command \"bogus\"\n"},
+      {"gpugate", {"version", "extra"}, "gpugate version: takes no arguments, got \"extra\"\n"},
+      {"gpugate", {"version", "--bogus"}, "gpugate version: unknown flag --bogus\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(::testing::PrintToString(c.args));

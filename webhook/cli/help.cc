@@ -32,7 +32,12 @@ std::string FlagLabel(const FlagSpec& flag) {
 
 void PrintCommandHelp(std::ostream& out, const CommandHelp& help, std::string_view invokedAs) {
   for (size_t i = 0; i < help.forms.size(); ++i) {
-    const std::string prefix = (i == 0 ? "Usage: " : "   or: ") + std::string(invokedAs) + " ";
+    std::string prefix = (i == 0 ? "Usage: " : "   or: ") + std::string(invokedAs);
+    if (help.forms[i].empty()) {
+      out << prefix << "\n";
+      continue;
+    }
+    prefix += " ";
     WriteIndented(out, prefix, help.forms[i], prefix.size());
   }
   out << "\n";
@@ -50,7 +55,13 @@ void PrintCommandHelp(std::ostream& out, const CommandHelp& help, std::string_vi
 
 void PrintCommandEntry(std::ostream& out, const CommandHelp& help) {
   const std::string prefix = "  gpugate " + std::string(help.name) + " ";
-  for (std::string_view form : help.forms) WriteIndented(out, prefix, form, prefix.size());
+  for (std::string_view form : help.forms) {
+    if (form.empty()) {
+      out << "  gpugate " << help.name << "\n";
+    } else {
+      WriteIndented(out, prefix, form, prefix.size());
+    }
+  }
   WriteIndented(out, "      ", help.summary, 6);
 }
 
