@@ -6,25 +6,13 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/testing.h"
 
 namespace gpugate::config {
 namespace {
 
-struct ErrorCase {
-  std::string yaml;
-  std::string want;
-};
-
-void ExpectErrors(const std::vector<ErrorCase>& cases) {
-  for (const auto& c : cases) {
-    auto got = ParseConfig(c.yaml, "gpugate.yaml");
-    if (got.has_value()) {
-      ADD_FAILURE() << "parsed without error:\n" << c.yaml;
-      continue;
-    }
-    EXPECT_EQ(got.error().message, c.want) << c.yaml;
-  }
-}
+using testing::ErrorCase;
+using testing::ExpectErrors;
 
 TEST(ParseConfig, DocumentErrors) {
   ExpectErrors({
