@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gpugate_process.h"
+#include "kubectl.h"
 #include "review_builder.h"
 #include "test_paths.h"
 
@@ -121,17 +122,19 @@ TEST_F(QuotaCliTest, RunsAsKubectlPlugin) {
   EXPECT_EQ(direct.code, 0) << direct.output;
   EXPECT_EQ(direct.output, kTable);
 
-  // Through kubectl, which finds kubectl-* programs on PATH.
+  // Through kubectl (the one the manifest tests use, kubectl.h), which finds kubectl-* programs
+  // on PATH.
+  const Result<Kubectl>& kubectl = UsableKubectl();
+  if (!kubectl) GTEST_SKIP() << kubectl.error().message;
   const char* path = std::getenv("PATH");
   std::string searchPath = bin.string() + ":" + (path ? path : "/usr/local/bin:/usr/bin:/bin");
-  Exit probe = RunProgram("/usr/bin/env", {"PATH=" + searchPath, "kubectl", "version", "--client"});
-  if (probe.code != 0) GTEST_SKIP() << "kubectl is not installed: " << probe.output;
-  Exit plugin = RunProgram("/usr/bin/env", {"PATH=" + searchPath, "kubectl", "gpuquota", "--server",
-                                            Url(), "--cacert", server_->caFile()});
+  Exit plugin = RunProgram("/usr/bin/env", {"PATH=" + searchPath, kubectl->path, "gpuquota",
+                                            "--server", Url(), "--cacert", server_->caFile()});
   EXPECT_EQ(plugin.code, 0) << plugin.output;
   EXPECT_EQ(plugin.output, kTable);
 
-  Exit help = RunProgram("/usr/bin/env", {"PATH=" + searchPath, "kubectl", "gpuquota", "--help"});
+  Exit help =
+      RunProgram("/usr/bin/env", {"PATH=" + searchPath, kubectl->path, "gpuquota", "--help"});
   EXPECT_EQ(help.code, 0) << help.output;
   EXPECT_TRUE(help.output.starts_with("Usage: kubectl gpuquota [--server URL]")) << help.output;
 }
