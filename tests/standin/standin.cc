@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "standin/standin_https.h"
 #include "standin/standin_store.h"
 #include "standin/standin_tls.h"
 
@@ -54,7 +55,8 @@ bool WriteLines(httplib::DataSink& sink, const std::vector<std::string>& lines) 
 }  // namespace
 
 struct StandInApiServer::Impl {
-  explicit Impl(Options o) : options(std::move(o)), store(options.historyLimit) {}
+  explicit Impl(Options o)
+      : options(std::move(o)), store(options.historyLimit, options.opaqueResourceVersions) {}
 
   void Route();
   bool Authorized(const httplib::Request& req, httplib::Response& res);
@@ -68,7 +70,7 @@ struct StandInApiServer::Impl {
   Options options;
   standin::Store store;
   standin::OpenConnections connections;  // outlives `http`, whose SSLs report to it
-  std::unique_ptr<httplib::SSLServer> http;
+  std::unique_ptr<standin::IdleClosingServer> http;
   std::thread thread;
   int port = -1;
   std::atomic<bool> stopped{false};
@@ -154,7 +156,7 @@ void StandInApiServer::Impl::HandleWatch(const httplib::Request& req, httplib::R
   std::optional<int64_t> from;
   std::string version = req.get_param_value("resourceVersion");
   if (!version.empty() && version != "0") {
-    from = ParseInt(version);
+    from = store.ParseVersion(version);
     if (!from) return Fail(res, {400, "BadRequest", "invalid resourceVersion: " + version, {}});
   }
   std::optional<int64_t> timeout = ParseInt(req.get_param_value("timeoutSeconds"));
@@ -223,13 +225,14 @@ int StandInApiServer::Start() {
   Impl& s = *impl_;
   // A client that hangs up mid-stream must fail the write, not kill the test process.
   std::signal(SIGPIPE, SIG_IGN);
-  s.http = std::make_unique<httplib::SSLServer>([&s](SSL_CTX& ctx) {
-    return s.connections.Configure(ctx, s.options.certFile, s.options.keyFile);
-  });
+  s.http = std::make_unique<standin::IdleClosingServer>(
+      [&s](SSL_CTX& ctx) {
+        return s.connections.Configure(ctx, s.options.certFile, s.options.keyFile);
+      },
+      s.options.idleConnectionTimeout);  // an idle kept-alive connection holds one of the threads
   if (!s.http->is_valid()) return -1;
   s.http->set_tcp_nodelay(true);
   s.http->set_keep_alive_max_count(10000);
-  s.http->set_keep_alive_timeout(10);  // an idle kept-alive connection holds one of the threads
   s.http->set_read_timeout(10, 0);
   s.http->set_write_timeout(10, 0);
   s.http->new_task_queue = [] { return new httplib::ThreadPool(64); };
@@ -298,5 +301,11 @@ int StandInApiServer::requests(const std::string& method) const {
 int StandInApiServer::conflicts() const { return impl_->conflicts; }
 int StandInApiServer::watchesOpened() const { return impl_->watchesOpened; }
 int StandInApiServer::watchesOpen() const { return impl_->watchesOpen; }
+int StandInApiServer::connectionsAccepted() const {
+  return impl_->http ? impl_->http->connectionsAccepted() : 0;
+}
+int StandInApiServer::idleConnectionsClosed() const {
+  return impl_->http ? impl_->http->idleConnectionsClosed() : 0;
+}
 
 }  // namespace gpugate::testing

@@ -1,13 +1,16 @@
 // A stand-in Kubernetes API server for tests: small, in-process, over real TLS on a free port,
 // and faithful where gpugate depends on the real one:
-//   - every write bumps one global resourceVersion and stamps it on the object;
+//   - every write bumps one global resourceVersion and stamps it on the object (decimal, or
+//     opaque strings with Options::opaqueResourceVersions);
 //   - PUT with a stale metadata.resourceVersion -> 409 Conflict; POST of an existing name ->
 //     409 AlreadyExists; GET of a missing object -> 404; bodies of errors are Status objects;
 //   - list (namespaced or cluster-wide) returns items and the list's resourceVersion;
 //   - ?watch=1&resourceVersion=N streams ADDED/MODIFIED/DELETED events after N as chunked JSON
 //     lines, BOOKMARK events when allowWatchBookmarks=true, honours timeoutSeconds, and answers a
 //     resourceVersion older than its history with an ERROR event carrying a 410 Expired Status;
-//   - every request must carry `Authorization: Bearer <token>` (else 401).
+//   - every request must carry `Authorization: Bearer <token>` (else 401);
+//   - a kept-alive connection idle past Options::idleConnectionTimeout is closed with a TLS
+//     close_notify.
 // It does not validate objects, run admission, garbage-collect, or implement field/label selectors,
 // patch, subresources, or server-side apply (docs/cluster.md lists these limits).
 //
@@ -35,6 +38,12 @@ class StandInApiServer {
     // the timeout itself shortens it, so the stream it waits for ends in a fraction of a second
     // (the client still sends, and the stand-in still reads, a whole number).
     std::chrono::milliseconds watchTimeoutUnit{1000};
+    // A kept-alive connection idle this long is closed with a TLS close_notify, as
+    // kube-apiserver closes one idle for 90 s. Tests of stale connections make it short.
+    std::chrono::milliseconds idleConnectionTimeout{10000};
+    // resourceVersions as opaque strings ("rv-9e3779b97f4a7c17"), neither numbers nor in any
+    // order, as the API conventions allow a server to issue; default: etcd-like decimals.
+    bool opaqueResourceVersions = false;
   };
 
   explicit StandInApiServer(Options options);
@@ -68,6 +77,9 @@ class StandInApiServer {
   int requests(const std::string& method) const;
   int conflicts() const;
   int watchesOpened() const;
+  // Connections accepted, and those closed for sitting idle past idleConnectionTimeout.
+  int connectionsAccepted() const;
+  int idleConnectionsClosed() const;
   // Watch streams in progress now (one ends when it times out, is broken, or its client hangs up).
   int watchesOpen() const;
 

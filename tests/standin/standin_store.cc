@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <random>
 
@@ -83,7 +86,38 @@ std::optional<ApiError> Mismatch(const ApiPath& path, const json& object) {
 
 }  // namespace
 
-Store::Store(size_t historyLimit) : historyLimit_(std::max<size_t>(historyLimit, 1)) {}
+Store::Store(size_t historyLimit, bool opaqueVersions)
+    : historyLimit_(std::max<size_t>(historyLimit, 1)), opaqueVersions_(opaqueVersions) {}
+
+// Opaque versions scramble the revision so that they neither parse as numbers nor sort in the
+// order they were issued, in numbers or as text: a client may only compare them for equality.
+constexpr uint64_t kVersionMask = 0x9e3779b97f4a7c15;
+
+std::string Store::VersionText(int64_t revision) const {
+  if (!opaqueVersions_) return std::to_string(revision);
+  char text[24];
+  std::snprintf(text, sizeof text, "rv-%016llx",
+                static_cast<unsigned long long>(static_cast<uint64_t>(revision) ^ kVersionMask));
+  return text;
+}
+
+std::optional<int64_t> Store::ParseVersion(const std::string& text) const {
+  std::string_view digits = text;
+  int base = 10;
+  if (opaqueVersions_) {
+    if (!digits.starts_with("rv-") || digits.size() != 19) return std::nullopt;
+    digits.remove_prefix(3);
+    base = 16;
+  }
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
+  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) {
+    return std::nullopt;
+  }
+  if (opaqueVersions_) value ^= kVersionMask;
+  if (value > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  return static_cast<int64_t>(value);
+}
 
 ApiResult<json> Store::Create(const ApiPath& collection, json object, bool keepUid) {
   if (!object.is_object()) return std::unexpected(BadRequest("the body must be a JSON object"));
@@ -181,7 +215,7 @@ json Store::List(const ApiPath& collection) const {
   }
   return {{"apiVersion", collection.apiVersion()},
           {"kind", KindLocked(collection) + "List"},
-          {"metadata", {{"resourceVersion", std::to_string(rv_)}}},
+          {"metadata", {{"resourceVersion", VersionText(rv_)}}},
           {"items", std::move(items)}};
 }
 
@@ -225,7 +259,7 @@ std::string Store::BookmarkLine(const WatchCursor& cursor) const {
   std::lock_guard lock(mu_);
   json object = {{"kind", KindLocked(cursor.filter)},
                  {"apiVersion", cursor.filter.apiVersion()},
-                 {"metadata", {{"resourceVersion", std::to_string(cursor.sent)}}}};
+                 {"metadata", {{"resourceVersion", VersionText(cursor.sent)}}}};
   return EventLine("BOOKMARK", object);
 }
 
@@ -249,7 +283,7 @@ void Store::Close() {
 }
 
 void Store::RecordLocked(std::string_view type, const ApiPath& where, json& object) {
-  object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  object["metadata"]["resourceVersion"] = VersionText(++rv_);
   history_.push_back({rv_, where, EventLine(type, object)});
   while (history_.size() > historyLimit_) {
     floor_ = history_.front().rv;
@@ -272,8 +306,7 @@ std::string Store::KindLocked(const ApiPath& path) const {
 ApiError Store::TooOldLocked(int64_t requested) const {
   return {410,
           "Expired",
-          "too old resource version: " + std::to_string(requested) + " (" + std::to_string(floor_) +
-              ")",
+          "too old resource version: " + VersionText(requested) + " (" + VersionText(floor_) + ")",
           {}};
 }
 

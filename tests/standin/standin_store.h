@@ -72,7 +72,12 @@ enum class WatchWake {
 
 class Store {
  public:
-  explicit Store(size_t historyLimit);
+  // `opaqueVersions`: resourceVersions are issued as opaque strings (VersionText), not decimals.
+  explicit Store(size_t historyLimit, bool opaqueVersions = false);
+
+  // A revision as the API shows it, and back; nullopt for text this store never issued.
+  std::string VersionText(int64_t revision) const;
+  std::optional<int64_t> ParseVersion(const std::string& text) const;
 
   // Each successful write is one new resourceVersion and one watch event.
   // `keepUid`: a metadata.uid in `object` is kept (tests pass the uid admission saw); otherwise,
@@ -122,6 +127,7 @@ class Store {
                                const std::string& generateName);
 
   const size_t historyLimit_;
+  const bool opaqueVersions_;
   mutable std::mutex mu_;
   std::condition_variable changed_;        // notified on every write, break and close
   std::map<Key, nlohmann::json> objects_;  // guarded by mu_

@@ -304,6 +304,41 @@ TEST_F(StandInApiServerTest, WatchFromAListVersionSeesLaterWritesInOrder) {
   EXPECT_EQ(server_->watchesOpened(), 1);
 }
 
+TEST_F(StandInApiServerTest, OpaqueVersionsAreStringsTheServerReadsBack) {
+  StartServer({.opaqueResourceVersions = true});
+  json a = Call("POST", kPods, Pod("a")).body;
+  std::string listed = ListVersion(kPods);
+  EXPECT_TRUE(Rv(a).starts_with("rv-")) << Rv(a);
+  EXPECT_EQ(listed, Rv(a));
+  WatchRecorder watch(port_, std::string(kPods) + "?watch=1&resourceVersion=" + listed);
+  server_->Create(kPods, Pod("b"));
+  std::vector<json> events = watch.WaitForEvents(1);
+  ASSERT_EQ(Names(events), (std::vector<std::string>{"b"}));
+  std::string later = Rv(events[0]["object"]);
+  EXPECT_TRUE(later.starts_with("rv-")) << later;
+  EXPECT_NE(later, listed);
+  // Issued in order, yet not ordered as text: a client must not compare them.
+  EXPECT_LT(later, listed);
+
+  json stale = a;
+  stale["metadata"]["labels"] = {{"x", "1"}};
+  EXPECT_EQ(Call("PUT", std::string(kPods) + "/a", stale).status, 200);
+  EXPECT_EQ(Call("PUT", std::string(kPods) + "/a", stale).status, 409);
+  EXPECT_EQ(Call("GET", std::string(kPods) + "?watch=1&resourceVersion=5").status, 400);
+}
+
+TEST_F(StandInApiServerTest, IdleConnectionsAreClosedAfterTheTimeout) {
+  StartServer({.idleConnectionTimeout = 100ms});
+  client_->set_keep_alive(true);
+  ASSERT_EQ(Call("GET", kPods).status, 200);
+  for (auto deadline = std::chrono::steady_clock::now() + 5s;
+       server_->idleConnectionsClosed() < 1;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "never closed";
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(server_->connectionsAccepted(), 1);
+}
+
 TEST_F(StandInApiServerTest, WatchWithoutAVersionStartsWithTheCurrentObjects) {
   server_->Create(kPods, Pod("b"));
   server_->Create(kPods, Pod("a"));

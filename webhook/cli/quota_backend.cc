@@ -48,6 +48,7 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
   auto access = ApiAccess(config.cluster);
   if (!access) return std::unexpected(access.error());
   backend->client_ = std::make_unique<cluster::KubeClient>(std::move(*access));
+  backend->client_->set_idle_limit(config.cluster.idleConnectionTimeout);
   cluster::ClusterOptions options;
   options.reservationGrace = config.cluster.reservationGrace;
   options.reconcileInterval = config.cluster.reconcileInterval;

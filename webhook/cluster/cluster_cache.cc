@@ -1,6 +1,6 @@
 #include "cluster/cluster_cache.h"
 
-#include <charconv>
+#include <algorithm>
 #include <set>
 
 #include "cluster/limits.h"
@@ -41,21 +41,6 @@ std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
   std::string phase = Phase(pod);
   return PodInfo{Meta(pod, "uid"), phase == "Succeeded" || phase == "Failed",
                  !Meta(pod, "deletionTimestamp").empty(), std::move(amounts)};
-}
-
-// Whether `a` is an older version of the record than `b`. The record reaches the cache two ways,
-// the watch and this replica's own writes, which can arrive out of order (a PUT's answer after
-// the watch has shown a later change); keeping the newer copy means the cache never goes back.
-// resourceVersions are etcd revisions, compared as integers; one that is not an integer counts
-// as newer. A wrong guess only costs Reserve a 409 and a fresh read.
-bool Older(const GpuQuotaRecord& a, const GpuQuotaRecord& b) {
-  uint64_t va = 0, vb = 0;
-  std::string ra = a.resourceVersion(), rb = b.resourceVersion();
-  auto parse = [](const std::string& text, uint64_t& value) {
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return ec == std::errc() && end == text.data() + text.size();
-  };
-  return parse(ra, va) && parse(rb, vb) && va < vb;
 }
 
 }  // namespace
@@ -151,11 +136,14 @@ InformerHandlers ClusterCache::RecordHandlers() {
     }
     {
       std::lock_guard lock(mu_);
-      for (auto& [ns, record] : records) {
-        auto mine = records_.find(ns);
-        if (mine != records_.end() && Older(record, mine->second)) record = std::move(mine->second);
-      }
       records_ = std::move(records);
+      // A list is at least as new as every write that had finished when it was asked for; a
+      // write that finished later comes in on the watch that follows. So nothing of ours is
+      // newer than the list for sure, and keeping a copy of ours could keep one that is older.
+      // Dropping them costs at most a 409 and a fresh read on the next Reserve.
+      written_.clear();
+      delivered_.clear();
+      for (const auto& [ns, record] : records_) delivered_[ns].push_back(record.resourceVersion());
     }
     if (wake_) wake_();
   };
@@ -163,19 +151,42 @@ InformerHandlers ClusterCache::RecordHandlers() {
     if (Meta(event.object, "name") != recordName_) return;
     GpuQuotaRecord record = DecodeGpuQuota(event.object);
     std::lock_guard lock(mu_);
-    if (event.type == WatchEvent::Type::kDeleted) {
-      auto mine = records_.find(record.ns);
-      if (mine != records_.end() && !Older(record, mine->second)) records_.erase(mine);
-      return;
+    std::string version = record.resourceVersion();
+    std::deque<std::string>& delivered = delivered_[record.ns];
+    delivered.push_back(version);
+    if (delivered.size() > kDeliveredKept) delivered.pop_front();
+    // The watch has caught up with our write: from here on it is the newest copy.
+    if (auto mine = written_.find(record.ns);
+        mine != written_.end() && mine->second.resourceVersion() == version) {
+      written_.erase(mine);
     }
-    StoreLocked(std::move(record));
+    if (event.type == WatchEvent::Type::kDeleted) {
+      records_.erase(record.ns);
+    } else {
+      records_[record.ns] = std::move(record);
+    }
   };
   return {onList, onEvent};
 }
 
-void ClusterCache::StoreLocked(GpuQuotaRecord record) {
-  auto [it, inserted] = records_.try_emplace(record.ns);
-  if (inserted || !Older(record, it->second)) it->second = std::move(record);
+void ClusterCache::StoreRecord(GpuQuotaRecord record) {
+  std::lock_guard lock(mu_);
+  // Already delivered by the watch (the PUT's answer came after the event): the watched copy is
+  // this version or one after it.
+  if (auto delivered = delivered_.find(record.ns); delivered != delivered_.end()) {
+    const auto& versions = delivered->second;
+    if (std::find(versions.begin(), versions.end(), record.resourceVersion()) != versions.end()) {
+      return;
+    }
+  }
+  std::string ns = record.ns;
+  written_[ns] = std::move(record);
+}
+
+const GpuQuotaRecord* ClusterCache::NewestLocked(std::string_view ns) const {
+  if (auto mine = written_.find(ns); mine != written_.end()) return &mine->second;
+  if (auto watched = records_.find(ns); watched != records_.end()) return &watched->second;
+  return nullptr;
 }
 
 quota::Amounts ClusterCache::LimitsLocked(std::string_view ns) const {
@@ -196,20 +207,16 @@ quota::Amounts ClusterCache::Limits(std::string_view ns) const {
 
 std::optional<GpuQuotaRecord> ClusterCache::Record(std::string_view ns) const {
   std::lock_guard lock(mu_);
-  auto it = records_.find(ns);
-  if (it == records_.end()) return std::nullopt;
-  return it->second;
-}
-
-void ClusterCache::StoreRecord(GpuQuotaRecord record) {
-  std::lock_guard lock(mu_);
-  StoreLocked(std::move(record));
+  const GpuQuotaRecord* record = NewestLocked(ns);
+  if (record == nullptr) return std::nullopt;
+  return *record;
 }
 
 std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::Snapshot() const {
   std::lock_guard lock(mu_);
   std::map<std::string, NamespaceState, std::less<>> out;
   for (const auto& [ns, record] : records_) out[ns].record = record;
+  for (const auto& [ns, record] : written_) out[ns].record = record;
   for (const auto& [ns, pods] : pods_) out[ns].pods = pods;
   for (auto& [ns, state] : out) state.hard = LimitsLocked(ns);
   return out;
@@ -234,15 +241,16 @@ std::vector<quota::NamespaceUsage> ClusterCache::Usage(std::string_view onlyNs) 
   for (const auto& [ns, record] : records_) {
     if (!record.charges.empty()) namespaces.insert(ns);
   }
+  for (const auto& [ns, record] : written_) {
+    if (!record.charges.empty()) namespaces.insert(ns);
+  }
   std::vector<quota::NamespaceUsage> out;
   for (const std::string& ns : namespaces) {
     if (!onlyNs.empty() && ns != onlyNs) continue;
     quota::NamespaceUsage usage{ns, {}};
     for (const auto& [resource, hard] : LimitsLocked(ns)) usage.resources[resource].hard = hard;
-    if (auto record = records_.find(ns); record != records_.end()) {
-      for (const auto& [resource, used] : record->second.Used()) {
-        usage.resources[resource].used = used;
-      }
+    if (const GpuQuotaRecord* record = NewestLocked(ns)) {
+      for (const auto& [resource, used] : record->Used()) usage.resources[resource].used = used;
     }
     out.push_back(std::move(usage));
   }

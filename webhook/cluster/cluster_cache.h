@@ -5,6 +5,7 @@
 // Thread-safety: every method may be called from any thread; one mutex guards the maps.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -56,8 +57,10 @@ class ClusterCache {
 
   // The namespace's record as last seen (watch or this replica's own write); nullopt if none.
   std::optional<GpuQuotaRecord> Record(std::string_view ns) const;
-  // Stores a record this replica has just written, so its next Reserve starts from it (unless
-  // the watch has already shown a newer version).
+  // Stores a record this replica has just written, so its next Reserve starts from it. It is
+  // preferred to the watched copy until the watch delivers that same resourceVersion (or a list
+  // arrives). resourceVersions are opaque: they are only ever compared for equality, and which
+  // copy is newer follows from the watch's order of events, never from the versions' values.
   void StoreRecord(GpuQuotaRecord record);
 
   struct NamespaceState {
@@ -76,7 +79,8 @@ class ClusterCache {
 
  private:
   quota::Amounts LimitsLocked(std::string_view ns) const;
-  void StoreLocked(GpuQuotaRecord record);  // keeps the newer of the two copies
+  // Our unseen write if there is one, else the watched copy; null when neither.
+  const GpuQuotaRecord* NewestLocked(std::string_view ns) const;
   void OnPodList(const std::vector<nlohmann::json>& items);
   void OnPodEvent(const WatchEvent& event);
 
@@ -90,7 +94,14 @@ class ClusterCache {
   std::map<std::string, PodMap, std::less<>> pods_;  // guarded by mu_; by namespace
   // guarded by mu_; namespace -> ResourceQuota name -> its limits on managed resources
   std::map<std::string, std::map<std::string, quota::Amounts>, std::less<>> quotas_;
-  std::map<std::string, GpuQuotaRecord, std::less<>> records_;  // guarded by mu_; by namespace
+  // Guarded by mu_; by namespace. records_: as the watch (or the last list) shows them.
+  // written_: this replica's writes the watch has not delivered yet, newer than records_ since
+  // the watch delivers a record's versions in order. delivered_: the last few versions the watch
+  // delivered, so a write whose answer comes after its own watch event is not kept as newer.
+  static constexpr size_t kDeliveredKept = 8;
+  std::map<std::string, GpuQuotaRecord, std::less<>> records_;
+  std::map<std::string, GpuQuotaRecord, std::less<>> written_;
+  std::map<std::string, std::deque<std::string>, std::less<>> delivered_;
 };
 
 }  // namespace gpugate::cluster

@@ -96,9 +96,16 @@ class ClusterLedgerTest : public ::testing::Test {
     delete caPem_;
   }
 
-  void SetUp() override {
-    server_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{
-        .certFile = *dir_ + "/tls.crt", .keyFile = *dir_ + "/tls.key", .token = kToken});
+  void SetUp() override { StartServer(); }
+
+  // (Re)starts the stand-in; `opaqueVersions`: it issues opaque resourceVersions.
+  void StartServer(bool opaqueVersions = false) {
+    server_.reset();
+    server_ = std::make_unique<StandInApiServer>(
+        StandInApiServer::Options{.certFile = *dir_ + "/tls.crt",
+                                  .keyFile = *dir_ + "/tls.key",
+                                  .token = kToken,
+                                  .opaqueResourceVersions = opaqueVersions});
     port_ = server_->Start();
     ASSERT_GT(port_, 0);
   }
@@ -213,6 +220,56 @@ TEST_F(ClusterLedgerTest, TwoReplicasNeverAdmitPastTheLimit) {
       return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=10/10}";
     })) << RenderUsage(*r->ledger);
   }
+}
+
+// resourceVersions are opaque strings (Kubernetes API conventions): a server issuing
+// "rv-9e3779b97f4a7c17", neither a number nor in order, works for the lists, the watches
+// (resumed after a break, relisted after 410 Gone) and the guarded writes (409 on a stale one).
+TEST_F(ClusterLedgerTest, OpaqueResourceVersionsWorkForListWatchAndUpdate) {
+  StartServer(/*opaqueVersions=*/true);
+  Replica a = MakeReplica(Limit("team-a", 2));
+  Replica b = MakeReplica(Limit("team-a", 2));
+  // What the API server does with an admitted pod: store it.
+  auto store = [&](const std::string& name) {
+    json pod = Pod("team-a", name, 1);
+    pod["metadata"]["uid"] = "uid-" + name;
+    server_->Create(PodsIn("team-a"), pod);
+  };
+  EXPECT_EQ(Outcome(a.ledger->Reserve({"team-a", "p0", "uid-p0"}, Gpus(1), false)), "charged");
+  store("p0");
+  // b's watched copy may not have a's charge yet: its write conflicts, and it reads again.
+  EXPECT_EQ(Outcome(b.ledger->Reserve({"team-a", "p1", "uid-p1"}, Gpus(1), false)), "charged");
+  store("p1");
+  EXPECT_EQ(Outcome(a.ledger->Reserve({"team-a", "p2", "uid-p2"}, Gpus(1), false)),
+            "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=2, "
+            "limited: nvidia.com/gpu=2");
+  std::string version = Record("team-a")["metadata"]["resourceVersion"];
+  EXPECT_TRUE(version.starts_with("rv-")) << version;
+
+  // The watches resume from an opaque version after a break; a pod deleted meanwhile is seen
+  // and its charge freed.
+  server_->BreakWatches();
+  server_->Delete(PodsIn("team-a") + "/p0");
+  EXPECT_TRUE(Eventually([&] { return !Record("team-a")["status"]["charges"].contains("p0"); }))
+      << Record("team-a").dump();
+  for (Replica* r : {&a, &b}) {
+    EXPECT_TRUE(Eventually([&] { return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=1/2}"; }))
+        << RenderUsage(*r->ledger);
+  }
+
+  // The history expires (410 Gone on resume): both relist, and charge from the relisted copy.
+  const int getsBefore = server_->requests("GET");
+  server_->ExpireHistory();
+  server_->BreakWatches();
+  EXPECT_TRUE(Eventually([&] { return server_->requests("GET") - getsBefore >= 6; }))
+      << "three lists per replica";
+  EXPECT_EQ(Outcome(b.ledger->Reserve({"team-a", "p2", "uid-p2"}, Gpus(1), false)), "charged");
+  store("p2");
+  for (Replica* r : {&a, &b}) {
+    EXPECT_TRUE(Eventually([&] { return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=2/2}"; }))
+        << RenderUsage(*r->ledger);
+  }
+  EXPECT_EQ(Record("team-a")["status"]["charges"].size(), 2u);
 }
 
 TEST_F(ClusterLedgerTest, ChargesSameUidOnceAnotherUidBesideAndReleasesByName) {

@@ -12,6 +12,14 @@
 // constructed with. So the client is constructed with tlsServerName, and
 // set_hostname_addr_map() maps that name to the address of `host` (resolved here, since httplib
 // hands the mapped value to getaddrinfo as a numeric address).
+//
+// Connections the API server closed. kube-apiserver closes a kept-alive connection idle for 90 s
+// with a TLS close_notify; httplib's liveness check peeks at the socket, sees the alert's bytes
+// and reuses the connection, so the next request fails ("connection lost while writing"). Two
+// defences: a pooled connection idle longer than idleLimit (60 s) is closed instead of reused,
+// and a request that fails on a reused connection before any of its answer arrived is sent once
+// more on a new connection (Send). An answer has begun when the server has sent application
+// data; the TLS message callback (NoteRecord) tells that apart from alerts and session tickets.
 #include "cluster/kube_client.h"
 
 #include <arpa/inet.h>
@@ -22,7 +30,9 @@
 #include <openssl/x509v3.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "cluster/kube_client_pool.h"
 #include "common/files.h"
@@ -35,6 +45,22 @@ constexpr size_t kMaxIdleClients = 4;
 // Why the last handshake on this thread failed verification; set by OpenSSL's callback, which
 // runs on the thread doing the request.
 thread_local std::string tVerifyError;
+
+// Whether the server has sent application data on this thread since BeginRequest; set by
+// OpenSSL's message callback, which runs on the thread reading the answer.
+thread_local bool tAnswerBegan = false;
+
+// For every TLS record received: in TLS 1.2 the record header's type says application data; in
+// TLS 1.3 every record's outer type does, and the decrypted inner type tells data from alerts
+// (close_notify) and handshake messages (session tickets).
+void NoteRecord(int writeP, int, int contentType, const void* buf, size_t len, SSL* ssl, void*) {
+  if (writeP != 0 || len == 0) return;
+  bool tls13 = SSL_version(ssl) >= TLS1_3_VERSION;
+  bool typeByte = tls13 ? contentType == SSL3_RT_INNER_CONTENT_TYPE : contentType == SSL3_RT_HEADER;
+  if (typeByte && *static_cast<const unsigned char*>(buf) == SSL3_RT_APPLICATION_DATA) {
+    tAnswerBegan = true;
+  }
+}
 
 int RecordVerifyError(int ok, X509_STORE_CTX* ctx) {
   if (!ok && tVerifyError.empty()) {
@@ -80,7 +106,14 @@ void SetKeepAlive(socket_t sock) {
 
 void KubeClient::Pool::BeginRequest() {
   tVerifyError.clear();
+  tAnswerBegan = false;
   ERR_clear_error();
+}
+
+bool KubeClient::Pool::AnswerBegan() { return tAnswerBegan; }
+
+std::chrono::steady_clock::time_point KubeClient::Pool::Now() const {
+  return clock ? clock() : std::chrono::steady_clock::now();
 }
 
 std::string KubeClient::Pool::Describe(httplib::Error error) {
@@ -135,6 +168,7 @@ KubeClient::Pool::Pool(const KubeConfig& c)
 void KubeClient::Pool::ConfigureTls(httplib::SSLClient& client) const {
   SSL_CTX* ctx = client.ssl_context();
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  SSL_CTX_set_msg_callback(ctx, NoteRecord);
   for (size_t i = 1; i < clientChain.size(); ++i) {
     SSL_CTX_add1_chain_cert(ctx, clientChain[i].get());
   }
@@ -178,25 +212,35 @@ Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::NewClient(int time
   return client;
 }
 
-Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::Acquire(int timeoutSeconds) {
-  std::unique_ptr<httplib::SSLClient> client;
+Result<KubeClient::Pool::Taken> KubeClient::Pool::Acquire(int timeoutSeconds) {
+  std::vector<IdleClient> expired;  // closed outside the lock: closing writes a close_notify
+  Taken taken;
   {
     std::lock_guard lock(mu);
+    auto now = Now();
+    auto fresh = std::find_if(idle.begin(), idle.end(),
+                              [&](const IdleClient& c) { return now - c.since < idleLimit; });
+    std::move(idle.begin(), fresh, std::back_inserter(expired));
+    idle.erase(idle.begin(), fresh);
     if (!idle.empty()) {
-      client = std::move(idle.back());
+      taken = {std::move(idle.back().client), true};
       idle.pop_back();
     }
   }
-  if (!client) return NewClient(timeoutSeconds);
-  client->set_connection_timeout(timeoutSeconds);
-  client->set_read_timeout(timeoutSeconds);
-  client->set_write_timeout(timeoutSeconds);
-  return client;
+  if (!taken.client) {
+    auto made = NewClient(timeoutSeconds);
+    if (!made) return std::unexpected(made.error());
+    return Taken{std::move(*made), false};
+  }
+  taken.client->set_connection_timeout(timeoutSeconds);
+  taken.client->set_read_timeout(timeoutSeconds);
+  taken.client->set_write_timeout(timeoutSeconds);
+  return taken;
 }
 
 void KubeClient::Pool::Release(std::unique_ptr<httplib::SSLClient> client) {
   std::lock_guard lock(mu);
-  if (idle.size() < kMaxIdleClients) idle.push_back(std::move(client));
+  if (idle.size() < kMaxIdleClients) idle.push_back({std::move(client), Now()});
 }
 
 Result<httplib::Headers> KubeClient::Pool::RequestHeaders() {
@@ -234,21 +278,49 @@ std::string KubeClient::Pool::Url(const std::string& path) const {
          std::to_string(config.port) + path;
 }
 
+httplib::Result KubeClient::Pool::SendOn(httplib::SSLClient& client, const std::string& method,
+                                         const std::string& path, const httplib::Headers& headers,
+                                         const std::string* body, bool& answerBegan) {
+  BeginRequest();
+  constexpr char kJson[] = "application/json";
+  httplib::Result res = method == "GET"    ? client.Get(path, headers)
+                        : method == "POST" ? client.Post(path, headers, *body, kJson)
+                        : method == "PUT"  ? client.Put(path, headers, *body, kJson)
+                                           : client.Delete(path, headers);
+  answerBegan = AnswerBegan();
+  return res;
+}
+
+// A request that fails on a reused connection before any of its answer arrived is sent once
+// more, on a new connection: the server most likely closed the connection while it sat idle
+// (after a close_notify the write or the read fails). Sending it again is safe for what gpugate
+// sends: a GET; a GPUQuota PUT, which carries the resourceVersion it was read at, so if the first
+// one was applied after all, the second gets 409 Conflict and the ledger re-reads (and finds its
+// charge), never a double write; a POST that creates the record, whose replay gets 409
+// AlreadyExists, handled the same way. Never retried: a request on a new connection (the server
+// is unreachable; trying again at once would double the wait), one that used up its timeout
+// (the server may be slow, not gone), and one whose answer had begun.
 Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::string& path,
                                           const std::string* body, int timeoutSeconds) {
   auto fail = [&](const std::string& why) { return Fail(method + " " + Url(path) + ": " + why); };
   auto headers = RequestHeaders();
   if (!headers) return fail(headers.error().message);
-  auto client = Acquire(timeoutSeconds);
-  if (!client) return fail(client.error().message);
-  BeginRequest();
-  constexpr char kJson[] = "application/json";
-  httplib::Result res = method == "GET"    ? (*client)->Get(path, *headers)
-                        : method == "POST" ? (*client)->Post(path, *headers, *body, kJson)
-                        : method == "PUT"  ? (*client)->Put(path, *headers, *body, kJson)
-                                           : (*client)->Delete(path, *headers);
+  auto taken = Acquire(timeoutSeconds);
+  if (!taken) return fail(taken.error().message);
+  auto started = Now();
+  bool answerBegan = false;
+  httplib::Result res = SendOn(*taken->client, method, path, *headers, body, answerBegan);
+  bool retry = !res && taken->reused && !answerBegan &&
+               Now() - started < std::chrono::seconds(timeoutSeconds);
+  if (retry) {
+    ++retries;
+    auto made = NewClient(timeoutSeconds);  // the failed client and its socket are dropped
+    if (!made) return fail(made.error().message);
+    taken->client = std::move(*made);
+    res = SendOn(*taken->client, method, path, *headers, body, answerBegan);
+  }
   if (!res) return fail(Describe(res.error()));  // the client and its socket are dropped
-  Release(std::move(*client));
+  Release(std::move(taken->client));
   return HttpResult{res->status, std::move(res->body)};
 }
 
@@ -256,6 +328,14 @@ KubeClient::KubeClient(KubeConfig config)
     : config_(std::move(config)), pool_(std::make_unique<Pool>(config_)) {}
 
 KubeClient::~KubeClient() = default;
+
+void KubeClient::set_idle_limit(std::chrono::milliseconds limit) { pool_->idleLimit = limit; }
+
+void KubeClient::set_clock(std::function<std::chrono::steady_clock::time_point()> clock) {
+  pool_->clock = std::move(clock);
+}
+
+int KubeClient::retries() const { return pool_->retries; }
 
 Result<HttpResult> KubeClient::Get(const std::string& path) {
   return pool_->Send("GET", path, nullptr, requestTimeout_);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -51,6 +52,18 @@ class KubeClient {
 
   // Per-request timeout for Get/Post/Put/Delete, seconds.
   void set_request_timeout(int seconds) { requestTimeout_ = seconds; }
+
+  // A kept-alive connection idle this long is closed instead of reused: kube-apiserver closes
+  // connections idle for 90 s (Go's http.Server IdleTimeout), so the default stays below that.
+  // Call before the first request.
+  void set_idle_limit(std::chrono::milliseconds limit);
+  // What measures idleness; a test moves it by hand. Default: std::chrono::steady_clock.
+  // Call before the first request.
+  void set_clock(std::function<std::chrono::steady_clock::time_point()> clock);
+
+  // Requests sent a second time, on a new connection, because a reused connection failed
+  // before any of the answer arrived (docs/cluster.md, "Connections the API server closed").
+  int retries() const;
 
  private:
   struct Pool;

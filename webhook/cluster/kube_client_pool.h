@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -25,16 +27,30 @@ struct KubeClient::Pool {
 
   // A client with TLS, timeouts and socket options set; not in the pool.
   Result<std::unique_ptr<httplib::SSLClient>> NewClient(int timeoutSeconds) const;
-  Result<std::unique_ptr<httplib::SSLClient>> Acquire(int timeoutSeconds);
+  // An idle client from the pool (`reused`), or a new one. Clients idle longer than idleLimit are
+  // closed here, never handed out.
+  struct Taken {
+    std::unique_ptr<httplib::SSLClient> client;
+    bool reused = false;
+  };
+  Result<Taken> Acquire(int timeoutSeconds);
   void Release(std::unique_ptr<httplib::SSLClient> client);
   // Accept and, when there is a token, Authorization.
   Result<httplib::Headers> RequestHeaders();
   Result<HttpResult> Send(const std::string& method, const std::string& path,
                           const std::string* body, int timeoutSeconds);
+  // One try on `client`; sets `answerBegan` when any of the answer arrived.
+  httplib::Result SendOn(httplib::SSLClient& client, const std::string& method,
+                         const std::string& path, const httplib::Headers& headers,
+                         const std::string* body, bool& answerBegan);
   std::string Url(const std::string& path) const;
 
-  // Call before a request: forgets the thread's last TLS failure, so Describe reports this one.
+  // Call before a request: forgets the thread's last TLS failure, so Describe reports this one,
+  // and whether an answer began to arrive (AnswerBegan).
   static void BeginRequest();
+  // Whether the server sent any application data (an answer's first byte) to this thread since
+  // BeginRequest. A close_notify or a TLS 1.3 session ticket is not an answer.
+  static bool AnswerBegan();
   // A failed request's reason, with the certificate check's complaint for TLS failures.
   static std::string Describe(httplib::Error error);
 
@@ -45,9 +61,17 @@ struct KubeClient::Pool {
   std::vector<X509Ptr> clientChain;  // leaf first
   PkeyPtr clientKey;
 
+  std::chrono::milliseconds idleLimit = std::chrono::seconds(60);  // set before the first request
+  std::function<std::chrono::steady_clock::time_point()> clock;    // null: steady_clock
+  std::atomic<int> retries{0};
+
+  struct IdleClient {
+    std::unique_ptr<httplib::SSLClient> client;
+    std::chrono::steady_clock::time_point since;  // when it was given back
+  };
   std::mutex mu;
-  std::vector<std::unique_ptr<httplib::SSLClient>> idle;  // guarded by mu
-  std::set<httplib::SSLClient*> watches;                  // guarded by mu
+  std::vector<IdleClient> idle;           // guarded by mu; oldest first
+  std::set<httplib::SSLClient*> watches;  // guarded by mu
   std::atomic<bool> watchesCanceled{false};
 
   std::mutex tokenMu;
@@ -56,6 +80,7 @@ struct KubeClient::Pool {
 
  private:
   void ConfigureTls(httplib::SSLClient& client) const;
+  std::chrono::steady_clock::time_point Now() const;
 };
 
 }  // namespace gpugate::cluster

@@ -42,6 +42,9 @@ struct ClusterConfig {
   std::chrono::milliseconds reservationGrace = std::chrono::seconds(60);
   // How often charges are checked against the pods.
   std::chrono::milliseconds reconcileInterval = std::chrono::seconds(5);
+  // A connection to the API server idle this long is closed rather than reused: below
+  // kube-apiserver's 90 s, so gpugate closes it before the server does.
+  std::chrono::milliseconds idleConnectionTimeout = std::chrono::seconds(60);
 };
 
 // The HTTPS server's deadlines (docs/configuration.md, "server"). Unset: transport::Tuning's

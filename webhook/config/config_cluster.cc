@@ -25,6 +25,8 @@ constexpr Field<ClusterConfig> kClusterFields[] = {
      [](const Cursor& v, ClusterConfig& c) { return ReadDuration(v, c.reconcileInterval); }},
     {"reconcileIntervalSeconds",
      [](const Cursor& v, ClusterConfig& c) { return ReadSeconds(v, c.reconcileInterval); }},
+    {"idleConnectionTimeout",
+     [](const Cursor& v, ClusterConfig& c) { return ReadDuration(v, c.idleConnectionTimeout); }},
 };
 
 }  // namespace

@@ -11,10 +11,12 @@ TEST(ConfigCluster, DefaultsAndValues) {
   EXPECT_FALSE(empty->cluster.enabled);
   EXPECT_EQ(empty->cluster.reservationGrace, std::chrono::seconds(60));
   EXPECT_EQ(empty->cluster.reconcileInterval, std::chrono::seconds(5));
+  EXPECT_EQ(empty->cluster.idleConnectionTimeout, std::chrono::seconds(60));
 
   auto set = ParseConfig(
       "cluster:\n  enabled: true\n  kubeconfig: /etc/kube/config\n  context: prod\n"
-      "  reservationGraceSeconds: 30\n  reconcileIntervalSeconds: 2\n",
+      "  reservationGraceSeconds: 30\n  reconcileIntervalSeconds: 2\n"
+      "  idleConnectionTimeout: 30s\n",
       "gpugate.yaml");
   ASSERT_TRUE(set) << set.error().message;
   EXPECT_TRUE(set->cluster.enabled);
@@ -22,6 +24,7 @@ TEST(ConfigCluster, DefaultsAndValues) {
   EXPECT_EQ(set->cluster.context, "prod");
   EXPECT_EQ(set->cluster.reservationGrace, std::chrono::seconds(30));
   EXPECT_EQ(set->cluster.reconcileInterval, std::chrono::seconds(2));
+  EXPECT_EQ(set->cluster.idleConnectionTimeout, std::chrono::seconds(30));
 }
 
 TEST(ConfigCluster, Errors) {
@@ -33,7 +36,7 @@ TEST(ConfigCluster, Errors) {
       {"cluster:\n  kubeConfig: x\n",
        "gpugate.yaml:2: cluster.kubeConfig: unknown key (known: enabled, kubeconfig, context, "
        "reservationGrace, reservationGraceSeconds, reconcileInterval, "
-       "reconcileIntervalSeconds)"},
+       "reconcileIntervalSeconds, idleConnectionTimeout)"},
       {"cluster:\n  reservationGraceSeconds: 0\n",
        "gpugate.yaml:2: cluster.reservationGraceSeconds: must be a positive integer, got \"0\""},
       {"cluster:\n  reconcileIntervalSeconds: 7200\n",
