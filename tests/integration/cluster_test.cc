@@ -245,6 +245,26 @@ TEST(ClusterMode, ConnectionsTheApiServerClosedWhileIdleRefuseNoPod) {
   EXPECT_TRUE(Eventually([&] { return Used(replica) == 3; })) << Used(replica);
 }
 
+TEST(ClusterMode, ThrottledGpuQuotaWriteIsRetriedAndThePodAdmitted) {
+  Cluster cluster(10);
+  GpugateServer& replica = cluster.AddReplica();
+  StandInApiServer& api = cluster.api();
+  // API Priority and Fairness throttles the replica's first GPUQuota request once.
+  api.InjectFailures({.pathPrefix = "/apis/gpugate.io/v1alpha1/namespaces/team-a/",
+                      .status = 429,
+                      .message = "too many requests, please try again later",
+                      .reason = "TooManyRequests",
+                      .retryAfter = "1"});
+  auto res = replica.Client()->Post("/validate", Create("throttled", "uid-throttled").dump(),
+                                    "application/json");
+  ASSERT_TRUE(res && res->status == 200);
+  json response = json::parse(res->body)["response"];
+  EXPECT_TRUE(response["allowed"].get<bool>()) << response.dump();
+  EXPECT_EQ(api.injected(), 1);
+  cluster.StorePod("throttled", "uid-throttled");
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 1; })) << Used(replica);
+}
+
 TEST(ClusterMode, BeforeTheFirstSyncLimitedNamespacesFailClosed) {
   Cluster cluster(10);
   GpugateServer& replica = cluster.AddUnsyncedReplica();

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "standin/standin_https.h"
 #include "standin/standin_store.h"
@@ -60,6 +61,7 @@ struct StandInApiServer::Impl {
 
   void Route();
   bool Authorized(const httplib::Request& req, httplib::Response& res);
+  bool Injected(const httplib::Request& req, httplib::Response& res);
   void Reply(httplib::Response& res, int status, const json& body);
   void Fail(httplib::Response& res, const ApiError& error);
   void Answer(httplib::Response& res, int status, const standin::ApiResult<json>& result);
@@ -78,6 +80,8 @@ struct StandInApiServer::Impl {
 
   mutable std::mutex countsMu;
   std::map<std::string, int> requests;  // guarded by countsMu
+  std::vector<Failure> failures;        // guarded by countsMu; count > 0 each
+  int injected = 0;                     // guarded by countsMu
   std::atomic<int> conflicts{0};
   std::atomic<int> watchesOpened{0};
   std::atomic<int> watchesOpen{0};
@@ -90,6 +94,23 @@ bool StandInApiServer::Impl::Authorized(const httplib::Request& req, httplib::Re
   }
   if (req.get_header_value("Authorization") == "Bearer " + options.token) return true;
   Fail(res, {401, "Unauthorized", "Unauthorized", {}});
+  return false;
+}
+
+bool StandInApiServer::Impl::Injected(const httplib::Request& req, httplib::Response& res) {
+  if (IsTrue(req.get_param_value("watch"))) return false;
+  std::lock_guard lock(countsMu);
+  for (auto it = failures.begin(); it != failures.end(); ++it) {
+    if ((!it->method.empty() && it->method != req.method) ||
+        !req.path.starts_with(it->pathPrefix)) {
+      continue;
+    }
+    Reply(res, it->status, standin::StatusFor({it->status, it->reason, it->message, {}}));
+    if (!it->retryAfter.empty()) res.set_header("Retry-After", it->retryAfter);
+    ++injected;
+    if (--it->count <= 0) failures.erase(it);
+    return true;
+  }
   return false;
 }
 
@@ -114,7 +135,11 @@ void StandInApiServer::Impl::Route() {
                                 : httplib::Server::HandlerResponse::Handled;
   });
   // One handler parses every path: httplib's regex routes cannot express the API's paths.
-  auto handle = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
+  // Injected answers are given here, not before routing: httplib reads a request's body only
+  // after its pre-routing handler, and a body left unread would garble the next request.
+  auto handle = [this](const httplib::Request& req, httplib::Response& res) {
+    if (!Injected(req, res)) Handle(req, res);
+  };
   http->Get(".*", handle).Post(".*", handle).Put(".*", handle).Delete(".*", handle);
   http->set_exception_handler(
       [this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
@@ -296,6 +321,17 @@ int StandInApiServer::requests(const std::string& method) const {
   std::lock_guard lock(impl_->countsMu);
   auto it = impl_->requests.find(method);
   return it == impl_->requests.end() ? 0 : it->second;
+}
+
+void StandInApiServer::InjectFailures(Failure failure) {
+  if (failure.count <= 0) return;
+  std::lock_guard lock(impl_->countsMu);
+  impl_->failures.push_back(std::move(failure));
+}
+
+int StandInApiServer::injected() const {
+  std::lock_guard lock(impl_->countsMu);
+  return impl_->injected;
 }
 
 int StandInApiServer::conflicts() const { return impl_->conflicts; }

@@ -73,6 +73,22 @@ class StandInApiServer {
   // Forgets the event history: a watch resuming from any earlier resourceVersion gets 410.
   void ExpireHistory();
 
+  // Answers to inject in place of the API's own: the next `count` requests (not watches) whose
+  // method and path match are answered `status` with a Status object carrying `message` and
+  // `reason`, and a Retry-After header when `retryAfter` is set. Matching requests are counted
+  // in requests() as usual; injected() counts the answers served this way.
+  struct Failure {
+    std::string method;      // "PUT", "GET", ...; empty: any
+    std::string pathPrefix;  // e.g. "/apis/gpugate.io/"; empty: any
+    int status = 503;
+    std::string message = "the stand-in was told to fail this request";
+    std::string reason = "ServiceUnavailable";
+    std::string retryAfter;  // the header's value, e.g. "1"; empty: none
+    int count = 1;
+  };
+  void InjectFailures(Failure failure);
+  int injected() const;
+
   // Counts of answered requests by method ("GET", "PUT", ...) and of 409s, for tests.
   int requests(const std::string& method) const;
   int conflicts() const;

@@ -262,6 +262,31 @@ TEST_F(StandInApiServerTest, PutWithAStaleResourceVersionConflicts) {
   EXPECT_EQ(server_->requests("PUT"), 3);
 }
 
+TEST_F(StandInApiServerTest, InjectedAnswersAreServedTheirCountThenTheApiAnswers) {
+  server_->InjectFailures({.method = "POST",
+                           .pathPrefix = kPods,
+                           .status = 429,
+                           .message = "too many requests",
+                           .reason = "TooManyRequests",
+                           .retryAfter = "1",
+                           .count = 2});
+  httplib::Headers auth = {{"Authorization", "Bearer stand-in-token"}};
+  for (int i = 0; i < 2; ++i) {
+    // On one kept-alive connection: an injected answer must not leave the body unread.
+    auto r = client_->Post(kPods, auth, Pod("web").dump(), "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 429);
+    EXPECT_EQ(r->get_header_value("Retry-After"), "1");
+    json status = json::parse(r->body);
+    EXPECT_EQ(status["reason"], "TooManyRequests");
+    EXPECT_EQ(status["message"], "too many requests");
+  }
+  EXPECT_EQ(Call("GET", kPods).status, 200);  // another method: not injected
+  EXPECT_EQ(Call("POST", kPods, Pod("web")).status, 201);
+  EXPECT_EQ(server_->injected(), 2);
+  EXPECT_EQ(server_->requests("POST"), 3);
+}
+
 TEST_F(StandInApiServerTest, PostOfAnExistingNameIsAlreadyExists) {
   ASSERT_EQ(Call("POST", kPods, Pod("web")).status, 201);
   Reply again = Call("POST", kPods, Pod("web"));

@@ -17,9 +17,11 @@ constexpr const char* kNotSynced =
     "gpugate has not finished its first sync with the Kubernetes API; GPU pods in namespaces "
     "with a quota are refused until it has";
 
-// "PUT /apis/...: 403: <the Status object's message>", or the transport's reason.
+// "PUT /apis/...: HTTP 403: <the Status object's message>", or the transport's reason; for an
+// answer tried more than once, how many times.
 std::string ApiError(std::string_view method, const std::string& path,
-                     const Result<HttpResult>& answer) {
+                     const RetriedAnswer& retried) {
+  const Result<HttpResult>& answer = retried.answer;
   std::string out = std::string(method) + " " + path + ": ";
   if (!answer) return out + answer.error().message;
   out += "HTTP " + std::to_string(answer->status);
@@ -27,8 +29,15 @@ std::string ApiError(std::string_view method, const std::string& path,
   if (status.is_object() && status.contains("message") && status["message"].is_string()) {
     out += ": " + status["message"].get<std::string>();
   }
+  if (retried.tries > 1 && IsTransient(answer)) {
+    out += " (the same after " + std::to_string(retried.tries) + " tries; no time left to retry)";
+  } else if (retried.tries > 1) {
+    out += " (at try " + std::to_string(retried.tries) + ")";
+  }
   return out;
 }
+
+using Deadline = ApiRetry::SteadyClock::time_point;
 
 // A write's outcome that is not an error: it happened, or someone else wrote first.
 enum class Written { kDone, kConflict };
@@ -79,11 +88,14 @@ struct ClusterLedger::State {
   }
 
   // The record as the API has it now; an absent one (404) has a null object.
-  Result<GpuQuotaRecord> ReadRecord(std::string_view ns) {
+  // Transient answers are retried until `deadline`.
+  Result<GpuQuotaRecord> ReadRecord(std::string_view ns, Deadline deadline) {
     std::string path = RecordPath(ns);
-    Result<HttpResult> answer = client.Get(path);
+    RetriedAnswer retried =
+        CallWithRetries(options.retry, deadline, [&] { return client.Get(path); });
+    const Result<HttpResult>& answer = retried.answer;
     if (answer && answer->status == 404) return GpuQuotaRecord{.ns = std::string(ns)};
-    if (!answer || answer->status != 200) return Fail(ApiError("GET", path, answer));
+    if (!answer || answer->status != 200) return Fail(ApiError("GET", path, retried));
     json object = json::parse(answer->body, nullptr, false);
     if (!object.is_object()) return Fail("GET " + path + ": the answer is not a JSON object");
     GpuQuotaRecord record = DecodeGpuQuota(object);
@@ -94,16 +106,21 @@ struct ClusterLedger::State {
   // PUTs `record` guarded by its resourceVersion (POSTs it when it does not exist yet), with the
   // derived used, hard and summaries. What the API answers becomes the cache's copy. A 409 (a
   // newer version, or a create that lost the race) and a 404 (deleted meanwhile) are conflicts:
-  // read again and redo.
-  Result<Written> Write(const GpuQuotaRecord& record, const quota::Amounts& hard) {
+  // read again and redo. Transient answers are retried until `deadline`: the write is guarded, so
+  // one that landed before its answer was lost comes back as a conflict.
+  Result<Written> Write(const GpuQuotaRecord& record, const quota::Amounts& hard,
+                        Deadline deadline) {
     std::string body = EncodeGpuQuota(record, options.gpuQuotaName, hard)
                            .dump(-1, ' ', false, json::error_handler_t::replace);
     bool create = !record.exists();
     std::string path = create ? GpuQuotaCollectionPath(record.ns) : RecordPath(record.ns);
-    Result<HttpResult> answer = create ? client.Post(path, body) : client.Put(path, body);
+    RetriedAnswer retried = CallWithRetries(options.retry, deadline, [&] {
+      return create ? client.Post(path, body) : client.Put(path, body);
+    });
+    const Result<HttpResult>& answer = retried.answer;
     if (answer && (answer->status == 409 || answer->status == 404)) return Written::kConflict;
     if (!answer || (answer->status != 200 && answer->status != 201)) {
-      return Fail(ApiError(create ? "POST" : "PUT", path, answer));
+      return Fail(ApiError(create ? "POST" : "PUT", path, retried));
     }
     json object = json::parse(answer->body, nullptr, false);
     if (object.is_object()) {
@@ -121,7 +138,8 @@ struct ClusterLedger::State {
   Result<std::optional<quota::ReserveResult>> TryReserve(GpuQuotaRecord record, bool fresh,
                                                          const quota::PodRef& pod,
                                                          const quota::Amounts& amounts,
-                                                         const quota::Amounts& hard, bool dryRun) {
+                                                         const quota::Amounts& hard, bool dryRun,
+                                                         Deadline deadline) {
     using quota::ReserveOutcome;
     using Answer = std::optional<quota::ReserveResult>;
     if (!record.problem.empty()) {
@@ -135,7 +153,7 @@ struct ClusterLedger::State {
     if (!excess.empty()) return fresh ? Answer{{ReserveOutcome::kExceeded, excess}} : Answer{};
     if (dryRun) return fresh ? Answer{{ReserveOutcome::kCharged}} : Answer{};
     record.charges[pod.name].push_back(RecordedCharge{pod.uid, Now(), amounts});
-    Result<Written> written = Write(record, hard);
+    Result<Written> written = Write(record, hard, deadline);
     if (!written) return std::unexpected(written.error());
     if (*written == Written::kConflict) return Answer{};
     return Answer{{ReserveOutcome::kCharged}};
@@ -144,14 +162,15 @@ struct ClusterLedger::State {
   // Reserve's loop: the watched copy first, then fresh reads after each conflict.
   Result<quota::ReserveResult> ReserveWithRetries(const quota::PodRef& pod,
                                                   const quota::Amounts& amounts,
-                                                  const quota::Amounts& hard, bool dryRun) {
+                                                  const quota::Amounts& hard, bool dryRun,
+                                                  Deadline deadline) {
     std::lock_guard lock(NamespaceLock(pod.ns));
     std::optional<GpuQuotaRecord> cached = cache.Record(pod.ns);
     for (int attempt = 0; attempt < options.maxConflictRetries; ++attempt) {
       bool fresh = attempt > 0 || !cached;
-      Result<GpuQuotaRecord> record = fresh ? ReadRecord(pod.ns) : std::move(*cached);
+      Result<GpuQuotaRecord> record = fresh ? ReadRecord(pod.ns, deadline) : std::move(*cached);
       if (!record) return std::unexpected(record.error());
-      auto answer = TryReserve(std::move(*record), fresh, pod, amounts, hard, dryRun);
+      auto answer = TryReserve(std::move(*record), fresh, pod, amounts, hard, dryRun, deadline);
       if (!answer) return std::unexpected(answer.error());
       if (*answer) return **answer;
     }
@@ -162,7 +181,7 @@ struct ClusterLedger::State {
 
   // One read-modify-write of Release; nullopt: try again on a fresh read.
   Result<std::optional<bool>> TryRelease(GpuQuotaRecord record, bool fresh,
-                                         const quota::PodRef& pod) {
+                                         const quota::PodRef& pod, Deadline deadline) {
     if (!record.problem.empty()) {
       if (!fresh) return std::optional<bool>{};
       return Fail(RecordPath(pod.ns) + " cannot be read: " + record.problem);
@@ -170,7 +189,7 @@ struct ClusterLedger::State {
     auto held = record.charges.find(pod.name);
     if (held == record.charges.end()) return std::optional<bool>(false);
     record.charges.erase(held);
-    Result<Written> written = Write(record, cache.Limits(pod.ns));
+    Result<Written> written = Write(record, cache.Limits(pod.ns), deadline);
     if (!written) return std::unexpected(written.error());
     if (*written == Written::kConflict) return std::optional<bool>{};
     return std::optional<bool>(true);
@@ -188,7 +207,7 @@ struct ClusterLedger::State {
     if (record.exists() && EncodeGpuQuota(next, options.gpuQuotaName, view.hard) == record.object) {
       return;
     }
-    Result<Written> written = Write(next, view.hard);
+    Result<Written> written = Write(next, view.hard, options.retry.Now());  // no waiting
     if (!written) Report("reconciling " + ns + ": " + written.error().message);
   }
 
@@ -261,6 +280,12 @@ bool ClusterLedger::Ready() const {
 
 Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
                                                     const quota::Amounts& amounts, bool dryRun) {
+  return Reserve(pod, amounts, dryRun, options_.retry.Now() + options_.retry.budget);
+}
+
+Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
+                                                    const quota::Amounts& amounts, bool dryRun,
+                                                    ApiRetry::SteadyClock::time_point deadline) {
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + quota::FormatMilli(milli));
   }
@@ -269,7 +294,8 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
   // is or may be set. An unlimited namespace is charged as usual (the record is read from the
   // API, not the cache), so nothing is lost for it.
   if (!Ready() && (!hard.empty() || !state_->quotas.Synced())) return Fail(kNotSynced);
-  Result<quota::ReserveResult> result = state_->ReserveWithRetries(pod, amounts, hard, dryRun);
+  Result<quota::ReserveResult> result =
+      state_->ReserveWithRetries(pod, amounts, hard, dryRun, deadline);
   if (result || !hard.empty()) return result;
   // Without a limit nothing can be exceeded, so a charge the API would not take is not worth
   // refusing the pod for: the reconciler records it from the pod watch once the API answers.
@@ -287,11 +313,13 @@ Result<bool> ClusterLedger::Release(const quota::PodRef& pod) {
       (!cached || (cached->problem.empty() && !cached->charges.contains(pod.name)))) {
     return false;
   }
+  Deadline deadline = options_.retry.Now() + options_.retry.budget;
   for (int attempt = 0; attempt < options_.maxConflictRetries; ++attempt) {
     bool fresh = attempt > 0 || !cached;
-    Result<GpuQuotaRecord> record = fresh ? state_->ReadRecord(pod.ns) : std::move(*cached);
+    Result<GpuQuotaRecord> record =
+        fresh ? state_->ReadRecord(pod.ns, deadline) : std::move(*cached);
     if (!record) return std::unexpected(record.error());
-    auto released = state_->TryRelease(std::move(*record), fresh, pod);
+    auto released = state_->TryRelease(std::move(*record), fresh, pod, deadline);
     if (!released) return std::unexpected(released.error());
     if (*released) return **released;
   }

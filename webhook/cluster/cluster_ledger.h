@@ -25,6 +25,7 @@
 #include <string>
 #include <thread>
 
+#include "cluster/api_retry.h"
 #include "cluster/informer.h"
 #include "cluster/kube_client.h"
 #include "policy/settings.h"
@@ -38,6 +39,10 @@ struct ClusterOptions {
   std::chrono::milliseconds reservationGrace = std::chrono::seconds(60);
   std::chrono::milliseconds reconcileInterval{1000};
   int maxConflictRetries = 20;
+  // Transient API answers (429, 503, a 500 from etcd) on a charge's or a release's GET, PUT and
+  // POST are tried again within a time budget (cluster/api_retry.h). The reconciler does not
+  // wait: its next pass tries again.
+  ApiRetry retry;
   std::string gpuQuotaName = "gpugate";  // the per-namespace GPUQuota object's name
   // Stamps charges' admission times and ages them against reservationGrace; null: the system
   // clock. Replicas compare each other's stamps, so their clocks must roughly agree (NTP).
@@ -75,8 +80,13 @@ class ClusterLedger : public quota::Accounting {
   // maxConflictRetries. A refusal, a dry run's answer or "already charged" is only given from a
   // fresh read, never from the watched copy alone. An error (the API unreachable or refusing,
   // retries exhausted, a record whose status cannot be read) means nothing was charged.
+  // Transient API answers are retried until `deadline` (api_retry.h); without one, until
+  // options.retry.budget from now. A transient answer still there when the budget leaves no room
+  // for another try is the error, naming its status and message.
   Result<quota::ReserveResult> Reserve(const quota::PodRef& pod, const quota::Amounts& amounts,
                                        bool dryRun) override;
+  Result<quota::ReserveResult> Reserve(const quota::PodRef& pod, const quota::Amounts& amounts,
+                                       bool dryRun, ApiRetry::SteadyClock::time_point deadline);
   // Removes every charge under the pod's name (resourceVersion-guarded, retried on 409). When
   // the watched record holds nothing under that name, answers false without calling the API: a
   // charge the watch has not shown yet is the reconciler's to drop.

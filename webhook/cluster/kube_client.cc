@@ -321,7 +321,7 @@ Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::
   }
   if (!res) return fail(Describe(res.error()));  // the client and its socket are dropped
   Release(std::move(taken->client));
-  return HttpResult{res->status, std::move(res->body)};
+  return HttpResult{res->status, std::move(res->body), res->get_header_value("Retry-After")};
 }
 
 KubeClient::KubeClient(KubeConfig config)

@@ -21,8 +21,9 @@
 namespace gpugate::cluster {
 
 struct HttpResult {
-  int status = 0;    // HTTP status code
-  std::string body;  // response body (a Kubernetes Status object on most errors)
+  int status = 0;          // HTTP status code
+  std::string body;        // response body (a Kubernetes Status object on most errors)
+  std::string retryAfter;  // the Retry-After header (429, 503), or empty
 };
 
 class KubeClient {
