@@ -2,23 +2,21 @@
 // (tests/standin/ injects them): retried within the budget, refused when the budget runs out,
 // never retried for other 4xx. Time is a fake clock moved by the injected sleep: no real waits.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <mutex>
 #include <thread>
 
-#include "certs/certificates.h"
 #include "cluster/cluster_ledger.h"
+#include "cluster/test_certs.h"
 #include "quota/testing.h"
 #include "standin/standin.h"
 
 namespace gpugate::cluster {
 namespace {
 
+using gpugate::testing::StandInApiServer;
 using quota::testutil::Outcome;
 using std::chrono::milliseconds;
-using testing::StandInApiServer;
 using Failure = StandInApiServer::Failure;
 
 constexpr const char* kToken = "stand-in-token";
@@ -115,21 +113,6 @@ const std::vector<Case> kCases = {
 
 class ClusterLedgerRetryTest : public ::testing::TestWithParam<Case> {
  protected:
-  static void SetUpTestSuite() {
-    char pattern[] = "/tmp/gpugate-ledger-retry-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = new std::string(pattern);
-    Result<certs::CertBundle> bundle = certs::IssueCertificates({.extraHosts = {"127.0.0.1"}});
-    ASSERT_TRUE(bundle) << bundle.error().message;
-    ASSERT_TRUE(certs::WriteBundle(*bundle, *dir_));
-    caPem_ = new std::string(bundle->caCertPem);
-  }
-  static void TearDownTestSuite() {
-    std::filesystem::remove_all(*dir_);
-    delete dir_;
-    delete caPem_;
-  }
-
   // The sleeps asked for, in milliseconds, each advancing the fake clock.
   std::string Waits() {
     std::lock_guard lock(mu_);
@@ -150,24 +133,20 @@ class ClusterLedgerRetryTest : public ::testing::TestWithParam<Case> {
     return policy;
   }
 
-  static std::string* dir_;
-  static std::string* caPem_;
   std::mutex mu_;
   ApiRetry::SteadyClock::time_point now_{};  // guarded by mu_
   std::string waits_;                        // guarded by mu_
 };
 
-std::string* ClusterLedgerRetryTest::dir_ = nullptr;
-std::string* ClusterLedgerRetryTest::caPem_ = nullptr;
-
 TEST_P(ClusterLedgerRetryTest, ChargeAfterTransientAnswers) {
   const Case& c = GetParam();
+  const auto& certs = testing::SharedTestCerts();
   StandInApiServer server(
-      {.certFile = *dir_ + "/tls.crt", .keyFile = *dir_ + "/tls.key", .token = kToken});
+      {.certFile = certs.certFile(), .keyFile = certs.keyFile(), .token = kToken});
   int port = server.Start();
   ASSERT_GT(port, 0);
-  KubeClient client(
-      KubeConfig{.host = "127.0.0.1", .port = port, .caPem = *caPem_, .token = kToken});
+  KubeClient client(KubeConfig{
+      .host = "127.0.0.1", .port = port, .caPem = certs.bundle.caCertPem, .token = kToken});
   quota::QuotaConfig config;
   config.limits["team-a"] = Gpus(4);
   ClusterLedger ledger(client, config, policy::Settings{}, {.retry = Policy()});
