@@ -265,6 +265,75 @@ TEST(ClusterMode, ThrottledGpuQuotaWriteIsRetriedAndThePodAdmitted) {
   EXPECT_TRUE(Eventually([&] { return Used(replica) == 1; })) << Used(replica);
 }
 
+// The API server holds every GPUQuota request for 30 s (a slow etcd). 20 GPU creates are sent
+// with ?timeout=3s, as the API server sends the webhook's timeoutSeconds, by callers that give up
+// after 3 s as it does; meanwhile /healthz and /readyz are probed as the kubelet would (1 s).
+TEST(ClusterMode, SlowGpuQuotaWritesAreRefusedBeforeTheCallerGivesUpAndProbesStayPrompt) {
+  Cluster cluster(10);
+  GpugateServer& replica = cluster.AddReplica();
+  StandInApiServer& api = cluster.api();
+  api.HoldRequests({.pathPrefix = "/apis/gpugate.io/", .delay = std::chrono::seconds(30)});
+
+  std::atomic<bool> creating = true;
+  std::atomic<int> probes = 0, probesAnswered = 0;
+  std::thread prober([&] {
+    auto client = replica.Client();
+    client->set_read_timeout(std::chrono::seconds(1));
+    while (creating) {
+      for (const char* path : {"/healthz", "/readyz"}) {
+        ++probes;
+        auto res = client->Get(path);
+        if (res && res->status == 200) ++probesAnswered;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  constexpr int kCreates = 20;
+  std::latch start(kCreates);
+  std::vector<json> answers(kCreates);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kCreates; ++i) {
+    threads.emplace_back([&, i] {
+      auto client = replica.Client();
+      client->set_read_timeout(std::chrono::seconds(3));  // the API server's patience
+      json review = Create("held-" + std::to_string(i), "uid-held-" + std::to_string(i));
+      start.arrive_and_wait();
+      auto res = client->Post("/validate?timeout=3s", review.dump(), "application/json");
+      if (res && res->status == 200) answers[i] = json::parse(res->body)["response"];
+    });
+  }
+  for (auto& t : threads) t.join();
+  creating = false;
+  prober.join();
+
+  for (int i = 0; i < kCreates; ++i) {
+    SCOPED_TRACE("create " + std::to_string(i));
+    if (!answers[i].is_object()) {
+      ADD_FAILURE() << "no answer within the caller's 3 s";
+      continue;
+    }
+    EXPECT_FALSE(answers[i]["allowed"].get<bool>());
+    EXPECT_EQ(answers[i]["status"]["code"], 504);
+    std::string message = answers[i]["status"]["message"];
+    EXPECT_TRUE(
+        message.starts_with("gpugate could not record the quota charge before the API "
+                            "server's timeout for this review: "))
+        << message;
+  }
+  EXPECT_GT(api.held(), 0);
+  EXPECT_GT(probes, 0);
+  EXPECT_EQ(probesAnswered, probes.load()) << "probes unanswered within 1 s";
+
+  // The held writes land once the API server recovers, for pods that were never created; the
+  // reconciler drops them after the grace, and the next create is admitted.
+  api.ReleaseHeld();
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 0; })) << Used(replica);
+  auto res = replica.Client()->Post("/validate?timeout=3s", Create("after", "uid-after").dump(),
+                                    "application/json");
+  ASSERT_TRUE(res && res->status == 200);
+  EXPECT_TRUE(json::parse(res->body)["response"]["allowed"].get<bool>()) << res->body;
+}
+
 TEST(ClusterMode, BeforeTheFirstSyncLimitedNamespacesFailClosed) {
   Cluster cluster(10);
   GpugateServer& replica = cluster.AddUnsyncedReplica();

@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <charconv>
+#include <condition_variable>
 #include <csignal>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -62,6 +64,7 @@ struct StandInApiServer::Impl {
   void Route();
   bool Authorized(const httplib::Request& req, httplib::Response& res);
   bool Injected(const httplib::Request& req, httplib::Response& res);
+  void WaitIfHeld(const httplib::Request& req);
   void Reply(httplib::Response& res, int status, const json& body);
   void Fail(httplib::Response& res, const ApiError& error);
   void Answer(httplib::Response& res, int status, const standin::ApiResult<json>& result);
@@ -82,6 +85,10 @@ struct StandInApiServer::Impl {
   std::map<std::string, int> requests;  // guarded by countsMu
   std::vector<Failure> failures;        // guarded by countsMu; count > 0 each
   int injected = 0;                     // guarded by countsMu
+  std::mutex holdMu;
+  std::condition_variable holdEnded;
+  std::optional<Hold> hold;  // guarded by holdMu
+  int heldCount = 0;         // guarded by holdMu
   std::atomic<int> conflicts{0};
   std::atomic<int> watchesOpened{0};
   std::atomic<int> watchesOpen{0};
@@ -105,13 +112,33 @@ bool StandInApiServer::Impl::Injected(const httplib::Request& req, httplib::Resp
         !req.path.starts_with(it->pathPrefix)) {
       continue;
     }
-    Reply(res, it->status, standin::StatusFor({it->status, it->reason, it->message, {}}));
+    if (it->cutMidAnswer) {
+      res.status = 200;
+      res.set_content_provider(1000, "application/json",
+                               [](size_t, size_t, httplib::DataSink& sink) {
+                                 sink.write("{\"kind\":", 8);
+                                 return false;  // httplib closes the connection
+                               });
+    } else {
+      Reply(res, it->status, standin::StatusFor({it->status, it->reason, it->message, {}}));
+    }
     if (!it->retryAfter.empty()) res.set_header("Retry-After", it->retryAfter);
     ++injected;
     if (--it->count <= 0) failures.erase(it);
     return true;
   }
   return false;
+}
+
+void StandInApiServer::Impl::WaitIfHeld(const httplib::Request& req) {
+  if (IsTrue(req.get_param_value("watch"))) return;
+  std::unique_lock lock(holdMu);
+  if (!hold || (!hold->method.empty() && hold->method != req.method) ||
+      !req.path.starts_with(hold->pathPrefix)) {
+    return;
+  }
+  ++heldCount;
+  holdEnded.wait_for(lock, hold->delay, [this] { return !hold; });
 }
 
 void StandInApiServer::Impl::Reply(httplib::Response& res, int status, const json& body) {
@@ -138,6 +165,7 @@ void StandInApiServer::Impl::Route() {
   // Injected answers are given here, not before routing: httplib reads a request's body only
   // after its pre-routing handler, and a body left unread would garble the next request.
   auto handle = [this](const httplib::Request& req, httplib::Response& res) {
+    WaitIfHeld(req);
     if (!Injected(req, res)) Handle(req, res);
   };
   http->Get(".*", handle).Post(".*", handle).Put(".*", handle).Delete(".*", handle);
@@ -276,6 +304,7 @@ int StandInApiServer::Start() {
 void StandInApiServer::Stop() {
   Impl& s = *impl_;
   if (s.stopped.exchange(true)) return;
+  ReleaseHeld();    // held requests end, so httplib's workers can be joined
   s.store.Close();  // first: watch streams end, so httplib's workers can be joined
   if (s.http) s.http->stop();
   // After stop(): httplib accepts no more, and no worker starts another keep-alive wait.
@@ -312,6 +341,24 @@ json StandInApiServer::Get(const std::string& objectPath) const {
   auto path = standin::ParseApiPath(objectPath);
   if (!path || path->collection()) return nullptr;
   return impl_->store.Get(*path).value_or(nullptr);
+}
+
+void StandInApiServer::HoldRequests(Hold hold) {
+  std::lock_guard lock(impl_->holdMu);
+  impl_->hold = std::move(hold);
+}
+
+void StandInApiServer::ReleaseHeld() {
+  {
+    std::lock_guard lock(impl_->holdMu);
+    impl_->hold.reset();
+  }
+  impl_->holdEnded.notify_all();
+}
+
+int StandInApiServer::held() const {
+  std::lock_guard lock(impl_->holdMu);
+  return impl_->heldCount;
 }
 
 void StandInApiServer::BreakWatches() { impl_->store.BreakWatches(); }

@@ -85,9 +85,26 @@ class StandInApiServer {
     std::string reason = "ServiceUnavailable";
     std::string retryAfter;  // the header's value, e.g. "1"; empty: none
     int count = 1;
+    // Instead: a 200 whose body is cut off after its first bytes (the connection closed mid-answer,
+    // as a proxy or an API server killed mid-write does). The request is not carried out.
+    bool cutMidAnswer = false;
   };
   void InjectFailures(Failure failure);
   int injected() const;
+
+  // Requests to hold before serving them, as an API server whose etcd is slow to commit holds
+  // writes: matching requests (not watches) wait `delay`, or until ReleaseHeld() or Stop(), then
+  // are served as usual (a held write still lands, after its client may have given up). One hold
+  // at a time; a new one replaces the last.
+  struct Hold {
+    std::string method;      // "PUT", ...; empty: any
+    std::string pathPrefix;  // empty: any
+    std::chrono::milliseconds delay{30'000};
+  };
+  void HoldRequests(Hold hold);
+  // Ends the hold: held requests are served now, later ones are not held.
+  void ReleaseHeld();
+  int held() const;  // requests held so far
 
   // Counts of answered requests by method ("GET", "PUT", ...) and of 409s, for tests.
   int requests(const std::string& method) const;

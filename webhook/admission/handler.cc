@@ -65,6 +65,10 @@ review::Decision Handler::Validate(const review::AdmissionRequest& request) cons
   return review::Allowed(request.object.podSpecs.empty() ? "no-pod-spec" : "valid");
 }
 
+bool Handler::MayBlock(const review::AdmissionRequest& request) const {
+  return ledger_ && IsPodResource(request) && !settings_.IsExempt(request.ns);
+}
+
 review::Decision Handler::Charge(const review::AdmissionRequest& request) const {
   const policy::PodSpecView* spec = PodSpec(request);
   if (!spec) return review::Allowed("valid");
@@ -73,24 +77,29 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request) const 
   quota::PodRef pod{request.ns,
                     request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
                     request.objectMeta.uid};
-  // Past the caller's deadline the API server has already failed the request (the pod will not
-  // exist), so a charge now would hold quota for a pod that never runs: answer without one.
+  // Past the answer's deadline the API server has failed the request, or will have by the time
+  // the answer arrives (the pod will not exist), so a charge now would hold quota for a pod that
+  // never runs: answer without one.
   if (request.deadline && std::chrono::steady_clock::now() >= *request.deadline) {
-    review::Decision d = review::Denied(
-        "deadline-exceeded",
+    return review::Errored(
+        504, "deadline-exceeded",
         "gpugate reached the quota charge after the API server's timeout for this review; "
         "nothing was charged");
-    d.code = 504;
-    return d;
   }
-  auto reserved = ledger_->Reserve(pod, amounts, request.dryRun);
+  auto reserved =
+      ledger_->Reserve(pod, amounts, request.dryRun, request.deadline.value_or(quota::kNoDeadline));
+  if (!reserved && request.deadline && std::chrono::steady_clock::now() >= *request.deadline) {
+    return review::Errored(
+        504, "deadline-exceeded",
+        "gpugate could not record the quota charge before the API server's timeout for this "
+        "review: " +
+            reserved.error().message);
+  }
   if (!reserved) {
     // The charge could not be made durable: refusing is the only answer that keeps quota exact.
-    review::Decision d =
-        review::Denied("quota-unavailable",
-                       "gpugate could not record the quota charge: " + reserved.error().message);
-    d.code = 500;
-    return d;
+    return review::Errored(
+        500, "quota-unavailable",
+        "gpugate could not record the quota charge: " + reserved.error().message);
   }
   switch (reserved->outcome) {
     case quota::ReserveOutcome::kExceeded:
@@ -108,7 +117,7 @@ review::Decision Handler::Release(const review::AdmissionRequest& request) const
   const review::ObjectMeta& meta =
       request.operation == "DELETE" ? request.oldObjectMeta : request.objectMeta;
   quota::PodRef pod{request.ns, meta.name.empty() ? request.name : meta.name, meta.uid};
-  auto released = ledger_->Release(pod);
+  auto released = ledger_->Release(pod, request.deadline.value_or(quota::kNoDeadline));
   if (!released) {
     // A failed journal write must not block a delete or a status update: the charge stays until
     // the next release of this pod, which errs on the side of the limit.

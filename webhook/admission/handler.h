@@ -26,6 +26,10 @@ class Handler {
   // CREATE. Never touches the ledger: mutation may be reinvoked, and a later step may refuse.
   review::Decision Mutate(const review::AdmissionRequest& request) const;
 
+  // Whether Validate may wait on the ledger (a Pod's charge or release: a journal fsync, the
+  // API server), so the transport answers it on a thread that may block.
+  bool MayBlock(const review::AdmissionRequest& request) const;
+
   const policy::Settings& settings() const { return settings_; }
   quota::Accounting* ledger() const { return ledger_; }
 

@@ -122,10 +122,6 @@ std::thread StopOnSignal(transport::Server& server, std::chrono::milliseconds de
   });
 }
 
-// Threads added for handlers that block; admissions that wait on the same fsync or the same
-// API write queue behind each other anyway, so a few are enough.
-constexpr size_t kBlockingThreads = 8;
-
 }  // namespace
 
 const CommandHelp kServeHelp = {
@@ -172,13 +168,10 @@ int RunServe(const std::vector<std::string>& args) {
     return 1;
   }
   admission::Handler handler(cfg->policy, &(*quota)->accounting());
-  // A charge may block on an fsync (the local journal) or on the API server (cluster mode):
-  // threads beyond the CPUs keep other connections served meanwhile (transport/tuning.h).
+  // A charge that may block (an fsync, the API server) is answered on the blocking workers,
+  // never on a serving thread (transport/tuning.h).
   transport::Tuning tuning;
   ApplyServerConfig(cfg->server, tuning);  // the file's deadlines
-  if (cfg->cluster.enabled || !cfg->quota.stateFile.empty()) {
-    tuning.threads = transport::AvailableCpus() + kBlockingThreads;
-  }
   // Each open connection is a descriptor, plus a few for the listener, epoll, files and logs.
   const size_t wantedFiles = tuning.maxConnections + 64;
   if (size_t files = transport::RaiseOpenFileLimit(wantedFiles); files < wantedFiles) {

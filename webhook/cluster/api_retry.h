@@ -18,8 +18,8 @@ namespace gpugate::cluster {
 
 struct ApiRetry {
   using SteadyClock = std::chrono::steady_clock;
-  // The budget of one charge when its caller gives no deadline of its own (ClusterLedger::Reserve
-  // without one); a later change ties it to the AdmissionReview's ?timeout=.
+  // The budget of one charge or release when its caller gives no deadline of its own (a review
+  // without ?timeout=); with one, the review's deadline bounds it (ClusterLedger::Reserve).
   std::chrono::milliseconds budget{4000};
   std::chrono::milliseconds firstBackoff{100};  // doubled after each try...
   std::chrono::milliseconds maxBackoff{1000};   // ...up to this

@@ -6,6 +6,7 @@
 #include "cluster/cluster_cache.h"
 #include "cluster/gpu_quota_record.h"
 #include "cluster/reconcile.h"
+#include "common/deadline_mutex.h"
 #include "quota/limit_check.h"
 
 namespace gpugate::cluster {
@@ -70,13 +71,29 @@ struct ClusterLedger::State {
 
   // Serialises this replica's writes to one namespace's record, so its own admissions do not
   // race each other into conflicts; other replicas are kept out by the resourceVersion alone.
-  std::mutex& NamespaceLock(std::string_view ns) {
+  DeadlineMutex& NamespaceLock(std::string_view ns) {
     std::lock_guard lock(locksMu);
     auto it = namespaceLocks.find(ns);
     if (it == namespaceLocks.end()) {
-      it = namespaceLocks.emplace(std::string(ns), std::make_unique<std::mutex>()).first;
+      it = namespaceLocks.emplace(std::string(ns), std::make_unique<DeadlineMutex>()).first;
     }
     return *it->second;
+  }
+
+  // The namespace's lock, or an error once `deadline` has passed waiting for it (the writes
+  // ahead of this one are waiting on a slow API server).
+  Result<std::unique_lock<DeadlineMutex>> LockNamespace(std::string_view ns, Deadline deadline,
+                                                        std::string_view what) {
+    std::unique_lock lock(NamespaceLock(ns), std::defer_lock);
+    if (lock.try_lock_until(ClientDeadline(deadline))) return lock;
+    return Fail("no time left " + std::string(what) + ": other charges to " + RecordPath(ns) +
+                " held it the whole time, waiting on the Kubernetes API");
+  }
+
+  // `deadline` is on the retry policy's clock (a test's fake one); the client's is steady time.
+  KubeClient::Deadline ClientDeadline(Deadline deadline) const {
+    if (deadline == KubeClient::kNoDeadline || !options.retry.clock) return deadline;
+    return std::chrono::steady_clock::now() + (deadline - options.retry.Now());
   }
 
   void Wake() {
@@ -91,8 +108,8 @@ struct ClusterLedger::State {
   // Transient answers are retried until `deadline`.
   Result<GpuQuotaRecord> ReadRecord(std::string_view ns, Deadline deadline) {
     std::string path = RecordPath(ns);
-    RetriedAnswer retried =
-        CallWithRetries(options.retry, deadline, [&] { return client.Get(path); });
+    RetriedAnswer retried = CallWithRetries(
+        options.retry, deadline, [&] { return client.Get(path, ClientDeadline(deadline)); });
     const Result<HttpResult>& answer = retried.answer;
     if (answer && answer->status == 404) return GpuQuotaRecord{.ns = std::string(ns)};
     if (!answer || answer->status != 200) return Fail(ApiError("GET", path, retried));
@@ -108,14 +125,17 @@ struct ClusterLedger::State {
   // newer version, or a create that lost the race) and a 404 (deleted meanwhile) are conflicts:
   // read again and redo. Transient answers are retried until `deadline`: the write is guarded, so
   // one that landed before its answer was lost comes back as a conflict.
-  Result<Written> Write(const GpuQuotaRecord& record, const quota::Amounts& hard,
-                        Deadline deadline) {
+  // The reconciler passes no deadline and `retry` false: its next pass is its retry.
+  Result<Written> Write(const GpuQuotaRecord& record, const quota::Amounts& hard, Deadline deadline,
+                        bool retry = true) {
     std::string body = EncodeGpuQuota(record, options.gpuQuotaName, hard)
                            .dump(-1, ' ', false, json::error_handler_t::replace);
     bool create = !record.exists();
     std::string path = create ? GpuQuotaCollectionPath(record.ns) : RecordPath(record.ns);
-    RetriedAnswer retried = CallWithRetries(options.retry, deadline, [&] {
-      return create ? client.Post(path, body) : client.Put(path, body);
+    Deadline retryUntil = retry ? deadline : options.retry.Now();
+    RetriedAnswer retried = CallWithRetries(options.retry, retryUntil, [&] {
+      return create ? client.Post(path, body, ClientDeadline(deadline))
+                    : client.Put(path, body, ClientDeadline(deadline));
     });
     const Result<HttpResult>& answer = retried.answer;
     if (answer && (answer->status == 409 || answer->status == 404)) return Written::kConflict;
@@ -164,10 +184,15 @@ struct ClusterLedger::State {
                                                   const quota::Amounts& amounts,
                                                   const quota::Amounts& hard, bool dryRun,
                                                   Deadline deadline) {
-    std::lock_guard lock(NamespaceLock(pod.ns));
+    auto lock = LockNamespace(pod.ns, deadline, "to charge " + pod.ns + "/" + pod.name);
+    if (!lock) return std::unexpected(lock.error());
     std::optional<GpuQuotaRecord> cached = cache.Record(pod.ns);
     for (int attempt = 0; attempt < options.maxConflictRetries; ++attempt) {
       bool fresh = attempt > 0 || !cached;
+      if (attempt > 0 && options.retry.Now() >= deadline) {
+        return Fail("no time left to charge " + pod.ns + "/" + pod.name + " after " +
+                    std::to_string(attempt) + " conflicting updates of " + RecordPath(pod.ns));
+      }
       Result<GpuQuotaRecord> record = fresh ? ReadRecord(pod.ns, deadline) : std::move(*cached);
       if (!record) return std::unexpected(record.error());
       auto answer = TryReserve(std::move(*record), fresh, pod, amounts, hard, dryRun, deadline);
@@ -207,7 +232,7 @@ struct ClusterLedger::State {
     if (record.exists() && EncodeGpuQuota(next, options.gpuQuotaName, view.hard) == record.object) {
       return;
     }
-    Result<Written> written = Write(next, view.hard, options.retry.Now());  // no waiting
+    Result<Written> written = Write(next, view.hard, quota::kNoDeadline, /*retry=*/false);
     if (!written) Report("reconciling " + ns + ": " + written.error().message);
   }
 
@@ -220,7 +245,7 @@ struct ClusterLedger::State {
 
   std::mutex locksMu;
   // guarded by locksMu; one per namespace ever charged here, never erased (a mutex each).
-  std::map<std::string, std::unique_ptr<std::mutex>, std::less<>> namespaceLocks;
+  std::map<std::string, std::unique_ptr<DeadlineMutex>, std::less<>> namespaceLocks;
 
   std::mutex reconcileMu;  // one reconciliation pass at a time
 
@@ -279,13 +304,9 @@ bool ClusterLedger::Ready() const {
 }
 
 Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
-                                                    const quota::Amounts& amounts, bool dryRun) {
-  return Reserve(pod, amounts, dryRun, options_.retry.Now() + options_.retry.budget);
-}
-
-Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
                                                     const quota::Amounts& amounts, bool dryRun,
-                                                    ApiRetry::SteadyClock::time_point deadline) {
+                                                    quota::Deadline deadline) {
+  if (deadline == quota::kNoDeadline) deadline = options_.retry.Now() + options_.retry.budget;
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + quota::FormatMilli(milli));
   }
@@ -304,8 +325,10 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
   return quota::ReserveResult{quota::ReserveOutcome::kCharged};
 }
 
-Result<bool> ClusterLedger::Release(const quota::PodRef& pod) {
-  std::lock_guard lock(state_->NamespaceLock(pod.ns));
+Result<bool> ClusterLedger::Release(const quota::PodRef& pod, quota::Deadline deadline) {
+  if (deadline == quota::kNoDeadline) deadline = options_.retry.Now() + options_.retry.budget;
+  auto lock = state_->LockNamespace(pod.ns, deadline, "to release " + pod.ns + "/" + pod.name);
+  if (!lock) return std::unexpected(lock.error());
   std::optional<GpuQuotaRecord> cached = state_->cache.Record(pod.ns);
   // Trusting the synced cache's "nothing under that name" keeps pod deletes free of API calls.
   // A charge it has not seen yet has no pod either, and the reconciler drops it after the grace.
@@ -313,9 +336,13 @@ Result<bool> ClusterLedger::Release(const quota::PodRef& pod) {
       (!cached || (cached->problem.empty() && !cached->charges.contains(pod.name)))) {
     return false;
   }
-  Deadline deadline = options_.retry.Now() + options_.retry.budget;
   for (int attempt = 0; attempt < options_.maxConflictRetries; ++attempt) {
     bool fresh = attempt > 0 || !cached;
+    if (attempt > 0 && options_.retry.Now() >= deadline) {
+      return Fail("no time left to release " + pod.ns + "/" + pod.name + " after " +
+                  std::to_string(attempt) + " conflicting updates of " +
+                  state_->RecordPath(pod.ns));
+    }
     Result<GpuQuotaRecord> record =
         fresh ? state_->ReadRecord(pod.ns, deadline) : std::move(*cached);
     if (!record) return std::unexpected(record.error());

@@ -80,17 +80,19 @@ class ClusterLedger : public quota::Accounting {
   // maxConflictRetries. A refusal, a dry run's answer or "already charged" is only given from a
   // fresh read, never from the watched copy alone. An error (the API unreachable or refusing,
   // retries exhausted, a record whose status cannot be read) means nothing was charged.
-  // Transient API answers are retried until `deadline` (api_retry.h); without one, until
-  // options.retry.budget from now. A transient answer still there when the budget leaves no room
-  // for another try is the error, naming its status and message.
+  // Everything is bounded by `deadline` (kNoDeadline: options.retry.budget from now): waiting
+  // behind this replica's other writes to the namespace, each API call (its timeout is the time
+  // left), transient answers retried (api_retry.h), conflicts redone. A transient answer still
+  // there when the deadline leaves no room for another try is the error, naming its status and
+  // message; so is the deadline passing while waiting.
   Result<quota::ReserveResult> Reserve(const quota::PodRef& pod, const quota::Amounts& amounts,
-                                       bool dryRun) override;
-  Result<quota::ReserveResult> Reserve(const quota::PodRef& pod, const quota::Amounts& amounts,
-                                       bool dryRun, ApiRetry::SteadyClock::time_point deadline);
-  // Removes every charge under the pod's name (resourceVersion-guarded, retried on 409). When
-  // the watched record holds nothing under that name, answers false without calling the API: a
-  // charge the watch has not shown yet is the reconciler's to drop.
-  Result<bool> Release(const quota::PodRef& pod) override;
+                                       bool dryRun, quota::Deadline deadline) override;
+  using quota::Accounting::Reserve;
+  // Removes every charge under the pod's name (resourceVersion-guarded, retried on 409), within
+  // `deadline` as Reserve. When the watched record holds nothing under that name, answers false
+  // without calling the API: a charge the watch has not shown yet is the reconciler's to drop.
+  Result<bool> Release(const quota::PodRef& pod, quota::Deadline deadline) override;
+  using quota::Accounting::Release;
   // From the watched GPUQuota objects and limits: no API call, never blocks on the API.
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
   const quota::QuotaConfig& config() const override { return config_; }

@@ -191,7 +191,14 @@ void KubeClient::Pool::ConfigureTls(httplib::SSLClient& client) const {
   SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, RecordVerifyError);
 }
 
-Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::NewClient(int timeoutSeconds) const {
+void KubeClient::Pool::SetTimeouts(httplib::SSLClient& client, std::chrono::milliseconds timeout) {
+  client.set_connection_timeout(timeout);
+  client.set_read_timeout(timeout);
+  client.set_write_timeout(timeout);
+}
+
+Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::NewClient(
+    std::chrono::milliseconds timeout) const {
   if (!setupError.empty()) return Fail(setupError);
   auto client = clientKey ? std::make_unique<httplib::SSLClient>(
                                 dialName, config.port, clientChain.front().get(), clientKey.get())
@@ -206,13 +213,11 @@ Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::NewClient(int time
   client->set_tcp_nodelay(true);
   client->set_socket_options(SetKeepAlive);
   client->set_keep_alive(true);
-  client->set_connection_timeout(timeoutSeconds);
-  client->set_read_timeout(timeoutSeconds);
-  client->set_write_timeout(timeoutSeconds);
+  SetTimeouts(*client, timeout);
   return client;
 }
 
-Result<KubeClient::Pool::Taken> KubeClient::Pool::Acquire(int timeoutSeconds) {
+Result<KubeClient::Pool::Taken> KubeClient::Pool::Acquire(std::chrono::milliseconds timeout) {
   std::vector<IdleClient> expired;  // closed outside the lock: closing writes a close_notify
   Taken taken;
   {
@@ -228,13 +233,11 @@ Result<KubeClient::Pool::Taken> KubeClient::Pool::Acquire(int timeoutSeconds) {
     }
   }
   if (!taken.client) {
-    auto made = NewClient(timeoutSeconds);
+    auto made = NewClient(timeout);
     if (!made) return std::unexpected(made.error());
     return Taken{std::move(*made), false};
   }
-  taken.client->set_connection_timeout(timeoutSeconds);
-  taken.client->set_read_timeout(timeoutSeconds);
-  taken.client->set_write_timeout(timeoutSeconds);
+  SetTimeouts(*taken.client, timeout);
   return taken;
 }
 
@@ -301,25 +304,43 @@ httplib::Result KubeClient::Pool::SendOn(httplib::SSLClient& client, const std::
 // is unreachable; trying again at once would double the wait), one that used up its timeout
 // (the server may be slow, not gone), and one whose answer had begun.
 Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::string& path,
-                                          const std::string* body, int timeoutSeconds) {
+                                          const std::string* body,
+                                          std::chrono::milliseconds timeout,
+                                          KubeClient::Deadline deadline) {
   auto fail = [&](const std::string& why) { return Fail(method + " " + Url(path) + ": " + why); };
+  // What is left of the deadline (steady time, whatever clock measures idleness), in ms.
+  auto left = [&] {
+    if (deadline == KubeClient::kNoDeadline) return timeout;
+    auto rest =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    return std::min(timeout, rest);
+  };
+  if (left() <= std::chrono::milliseconds::zero()) return fail("not sent: no time left");
   auto headers = RequestHeaders();
   if (!headers) return fail(headers.error().message);
-  auto taken = Acquire(timeoutSeconds);
+  const std::chrono::milliseconds given = left();
+  auto taken = Acquire(given);
   if (!taken) return fail(taken.error().message);
   auto started = Now();
   bool answerBegan = false;
   httplib::Result res = SendOn(*taken->client, method, path, *headers, body, answerBegan);
-  bool retry = !res && taken->reused && !answerBegan &&
-               Now() - started < std::chrono::seconds(timeoutSeconds);
+  bool retry = !res && taken->reused && !answerBegan && Now() - started < timeout &&
+               left() > std::chrono::milliseconds::zero();
   if (retry) {
     ++retries;
-    auto made = NewClient(timeoutSeconds);  // the failed client and its socket are dropped
+    auto made = NewClient(left());  // the failed client and its socket are dropped
     if (!made) return fail(made.error().message);
     taken->client = std::move(*made);
     res = SendOn(*taken->client, method, path, *headers, body, answerBegan);
   }
-  if (!res) return fail(Describe(res.error()));  // the client and its socket are dropped
+  if (!res) {  // the client and its socket are dropped
+    std::string why = Describe(res.error());
+    if (deadline != KubeClient::kNoDeadline && left() <= std::chrono::milliseconds::zero()) {
+      why = "no answer within " + std::to_string(given.count()) +
+            " ms, the time left before the deadline (" + why + ")";
+    }
+    return fail(why);
+  }
   Release(std::move(taken->client));
   return HttpResult{res->status, std::move(res->body), res->get_header_value("Retry-After")};
 }
@@ -337,17 +358,19 @@ void KubeClient::set_clock(std::function<std::chrono::steady_clock::time_point()
 
 int KubeClient::retries() const { return pool_->retries; }
 
-Result<HttpResult> KubeClient::Get(const std::string& path) {
-  return pool_->Send("GET", path, nullptr, requestTimeout_);
+Result<HttpResult> KubeClient::Get(const std::string& path, Deadline deadline) {
+  return pool_->Send("GET", path, nullptr, requestTimeout_, deadline);
 }
-Result<HttpResult> KubeClient::Post(const std::string& path, const std::string& jsonBody) {
-  return pool_->Send("POST", path, &jsonBody, requestTimeout_);
+Result<HttpResult> KubeClient::Post(const std::string& path, const std::string& jsonBody,
+                                    Deadline deadline) {
+  return pool_->Send("POST", path, &jsonBody, requestTimeout_, deadline);
 }
-Result<HttpResult> KubeClient::Put(const std::string& path, const std::string& jsonBody) {
-  return pool_->Send("PUT", path, &jsonBody, requestTimeout_);
+Result<HttpResult> KubeClient::Put(const std::string& path, const std::string& jsonBody,
+                                   Deadline deadline) {
+  return pool_->Send("PUT", path, &jsonBody, requestTimeout_, deadline);
 }
-Result<HttpResult> KubeClient::Delete(const std::string& path) {
-  return pool_->Send("DELETE", path, nullptr, requestTimeout_);
+Result<HttpResult> KubeClient::Delete(const std::string& path, Deadline deadline) {
+  return pool_->Send("DELETE", path, nullptr, requestTimeout_, deadline);
 }
 
 }  // namespace gpugate::cluster

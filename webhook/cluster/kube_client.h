@@ -28,15 +28,26 @@ struct HttpResult {
 
 class KubeClient {
  public:
+  // When a request must have its answer; kNoDeadline: the request timeout alone bounds it.
+  using Deadline = std::chrono::steady_clock::time_point;
+  static constexpr Deadline kNoDeadline = Deadline::max();
+
   explicit KubeClient(KubeConfig config);
   ~KubeClient();
 
   // An error means no HTTP answer at all (connection refused, TLS failure, timeout); an HTTP
   // error status (404, 409, 410, 5xx...) is a successful HttpResult.
-  Result<HttpResult> Get(const std::string& path);
-  Result<HttpResult> Post(const std::string& path, const std::string& jsonBody);
-  Result<HttpResult> Put(const std::string& path, const std::string& jsonBody);
-  Result<HttpResult> Delete(const std::string& path);
+  //
+  // Each request is bounded by the request timeout and by `deadline`, whichever comes first:
+  // connecting, sending and waiting for the answer each get at most the time left when the
+  // request starts (cpp-httplib's timeouts are per step). A request whose deadline has passed
+  // is not sent (an error that says so).
+  Result<HttpResult> Get(const std::string& path, Deadline deadline = kNoDeadline);
+  Result<HttpResult> Post(const std::string& path, const std::string& jsonBody,
+                          Deadline deadline = kNoDeadline);
+  Result<HttpResult> Put(const std::string& path, const std::string& jsonBody,
+                         Deadline deadline = kNoDeadline);
+  Result<HttpResult> Delete(const std::string& path, Deadline deadline = kNoDeadline);
 
   // Opens `path` (which carries ?watch=1...) and calls `onLine` for every newline-terminated line
   // of the chunked stream (one watch event each) until the server ends the stream, `onLine`
@@ -51,8 +62,8 @@ class KubeClient {
   // Ends every watch in progress (for shutdown); later Watch calls return at once.
   void CancelWatches();
 
-  // Per-request timeout for Get/Post/Put/Delete, seconds.
-  void set_request_timeout(int seconds) { requestTimeout_ = seconds; }
+  // Per-request timeout for Get/Post/Put/Delete.
+  void set_request_timeout(std::chrono::milliseconds timeout) { requestTimeout_ = timeout; }
 
   // A kept-alive connection idle this long is closed instead of reused: kube-apiserver closes
   // connections idle for 90 s (Go's http.Server IdleTimeout), so the default stays below that.
@@ -69,7 +80,7 @@ class KubeClient {
  private:
   struct Pool;
   KubeConfig config_;
-  int requestTimeout_ = 10;
+  std::chrono::milliseconds requestTimeout_{10'000};
   std::unique_ptr<Pool> pool_;
 };
 

@@ -26,19 +26,21 @@ struct KubeClient::Pool {
   explicit Pool(const KubeConfig& config);
 
   // A client with TLS, timeouts and socket options set; not in the pool.
-  Result<std::unique_ptr<httplib::SSLClient>> NewClient(int timeoutSeconds) const;
+  Result<std::unique_ptr<httplib::SSLClient>> NewClient(std::chrono::milliseconds timeout) const;
   // An idle client from the pool (`reused`), or a new one. Clients idle longer than idleLimit are
   // closed here, never handed out.
   struct Taken {
     std::unique_ptr<httplib::SSLClient> client;
     bool reused = false;
   };
-  Result<Taken> Acquire(int timeoutSeconds);
+  Result<Taken> Acquire(std::chrono::milliseconds timeout);
   void Release(std::unique_ptr<httplib::SSLClient> client);
   // Accept and, when there is a token, Authorization.
   Result<httplib::Headers> RequestHeaders();
+  // Bounded by `timeout` and `deadline`, whichever is sooner (KubeClient::Get).
   Result<HttpResult> Send(const std::string& method, const std::string& path,
-                          const std::string* body, int timeoutSeconds);
+                          const std::string* body, std::chrono::milliseconds timeout,
+                          KubeClient::Deadline deadline);
   // One try on `client`; sets `answerBegan` when any of the answer arrived.
   httplib::Result SendOn(httplib::SSLClient& client, const std::string& method,
                          const std::string& path, const httplib::Headers& headers,
@@ -81,6 +83,7 @@ struct KubeClient::Pool {
  private:
   void ConfigureTls(httplib::SSLClient& client) const;
   std::chrono::steady_clock::time_point Now() const;
+  static void SetTimeouts(httplib::SSLClient& client, std::chrono::milliseconds timeout);
 };
 
 }  // namespace gpugate::cluster

@@ -5,6 +5,7 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,10 @@ struct PodRef {
   std::string name;
   std::string uid;
 };
+
+// When the caller needs the answer (the review's ?timeout=, less a margin): steady time.
+using Deadline = std::chrono::steady_clock::time_point;
+inline constexpr Deadline kNoDeadline = Deadline::max();
 
 struct Charge {
   PodRef pod;
@@ -61,11 +66,17 @@ class Accounting {
   // Checks `amounts` against the namespace's limits and, unless `dryRun`, charges it to `pod`,
   // atomically with respect to every other Reserve (in every replica, for the cluster form).
   // An error means the charge could not be recorded: the caller must refuse the admission.
-  virtual Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts,
-                                        bool dryRun) = 0;
+  // An answer needed by `deadline` (what waits on another process, the API server, gives up
+  // then; kNoDeadline: the accounting's own bound) is an error when it cannot be had in time.
+  virtual Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun,
+                                        Deadline deadline) = 0;
+  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun) {
+    return Reserve(pod, amounts, dryRun, kNoDeadline);
+  }
 
   // Gives back what was charged under `pod`'s namespace/name. Returns whether anything was.
-  virtual Result<bool> Release(const PodRef& pod) = 0;
+  virtual Result<bool> Release(const PodRef& pod, Deadline deadline) = 0;
+  Result<bool> Release(const PodRef& pod) { return Release(pod, kNoDeadline); }
 
   // Usage of every namespace with a limit or a charge, sorted by namespace; `onlyNs` filters.
   virtual std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const = 0;

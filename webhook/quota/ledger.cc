@@ -4,6 +4,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "common/deadline_mutex.h"
 #include "quota/limit_check.h"
 
 namespace gpugate::quota {
@@ -29,7 +30,8 @@ struct Ledger::Impl {
   };
 
   // Everything below is guarded by `mu`.
-  mutable std::mutex mu;
+  // Timed, so a charge waiting behind slow journal writes gives up at its caller's deadline.
+  mutable DeadlineMutex mu;
   std::unique_ptr<Journal> journal;
   bool opened = false;
   // By Key(ns, name): one entry per admitted uid. Almost always one; more when a CREATE was
@@ -152,11 +154,16 @@ Status Ledger::Open() {
   return {};
 }
 
-Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun) {
+Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun,
+                                      Deadline deadline) {
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + FormatMilli(milli));
   }
-  std::lock_guard lock(impl_->mu);
+  std::unique_lock lock(impl_->mu, std::defer_lock);
+  if (!lock.try_lock_until(deadline)) {
+    return Fail("no time left to charge " + pod.ns + "/" + pod.name +
+                ": the ledger was busy writing other charges to its journal");
+  }
   if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
   if (auto existing = impl_->charges.find(Key(pod.ns, pod.name));
       existing != impl_->charges.end()) {
@@ -181,8 +188,12 @@ Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts,
   return ReserveResult{ReserveOutcome::kCharged};
 }
 
-Result<bool> Ledger::Release(const PodRef& pod) {
-  std::lock_guard lock(impl_->mu);
+Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
+  std::unique_lock lock(impl_->mu, std::defer_lock);
+  if (!lock.try_lock_until(deadline)) {
+    return Fail("no time left to release " + pod.ns + "/" + pod.name +
+                ": the ledger was busy writing other charges to its journal");
+  }
   if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
   auto it = impl_->charges.find(Key(pod.ns, pod.name));
   if (it == impl_->charges.end()) return false;

@@ -43,7 +43,11 @@ class Ledger : public Accounting {
   // them all. Only resources with a positive amount and a limit in the namespace are checked.
   // Negative amounts are an error. An error means the journal could not be written: nothing was
   // charged and the caller must refuse the admission.
-  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun) override;
+  // Waiting for another charge's journal write ends at `deadline` (an error, nothing charged);
+  // a write once begun is finished.
+  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun,
+                                Deadline deadline) override;
+  using Accounting::Reserve;
 
   // Gives back exactly what was charged under `pod`'s namespace/name (the recorded amounts, not a
   // recomputation), for every uid held there: names are unique among live pods, so a DELETE or
@@ -51,7 +55,8 @@ class Ledger : public Accounting {
   // uid there is a refused duplicate or a predecessor already gone). Releasing an unknown pod is
   // not an error. Returns whether something was released; an error means the journal could not
   // be written and nothing was released.
-  Result<bool> Release(const PodRef& pod) override;
+  Result<bool> Release(const PodRef& pod, Deadline deadline) override;
+  using Accounting::Release;
 
   // Usage of every namespace that has a limit or a charge, sorted by namespace; `onlyNs` filters.
   std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;

@@ -50,8 +50,9 @@ struct AdmissionRequest {
   ObjectMeta objectMeta;      // request.object.metadata
   ObjectMeta oldObjectMeta;   // request.oldObject.metadata (DELETE and UPDATE)
   std::string phase;          // request.object.status.phase, for Pods
-  // When the caller stops waiting for the answer (the API server's ?timeout=); not part of the
-  // body: the transport sets it. Unset: no deadline known.
+  // When gpugate must have its answer ready: the caller's ?timeout= less a margin for sending it
+  // (transport/server.cc, AnswerDeadline). Not part of the body: the transport sets it. Unset: no
+  // deadline known.
   std::optional<std::chrono::steady_clock::time_point> deadline;
 
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }

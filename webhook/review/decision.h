@@ -24,6 +24,13 @@ inline Decision Denied(std::string reason, std::string message) {
       .allowed = false, .code = 403, .reason = std::move(reason), .message = std::move(message)};
 }
 
+// Refused because gpugate could not decide (the ledger unavailable, no time left): `code` is a
+// 5xx, so the API server reports an error rather than a policy refusal.
+inline Decision Errored(int32_t code, std::string reason, std::string message) {
+  return Decision{
+      .allowed = false, .code = code, .reason = std::move(reason), .message = std::move(message)};
+}
+
 inline Decision Patched(std::string reason, std::string patch) {
   return Decision{.reason = std::move(reason), .patch = std::move(patch)};
 }

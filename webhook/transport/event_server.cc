@@ -71,7 +71,11 @@ struct EventServer::Conn {
   std::string out;  // an answer not yet fully written
   size_t outOff = 0;
   size_t served = 0;
-  bool headChecked = false;       // the request at the front of `in` passed the head check
+  bool headChecked = false;  // the request at the front of `in` passed the head check
+  // The request being answered: what its answer's framing needs once the head's views are gone.
+  bool keepAlive = false;
+  bool headOnly = false;          // a HEAD request
+  size_t consumed = 0;            // its head and body bytes at the front of `in`
   bool closeAfterWrite = false;   // close once `out` is written
   bool lingerAfterWrite = false;  // with closeAfterWrite: the request was refused unread
   size_t discarded = 0;           // bytes thrown away while lingering
@@ -84,7 +88,8 @@ EventServer::EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Ha
       handler_(std::move(handler)),
       limits_{.maxBodyBytes = tuning.maxBodyBytes},
       threads_(tuning.threads == 0 ? AvailableCpus() : tuning.threads),
-      scanInterval_(ScanInterval(tuning)) {}
+      scanInterval_(ScanInterval(tuning)),
+      blocking_(tuning.blockingWorkers) {}
 
 EventServer::~EventServer() {
   CloseListener();
@@ -159,13 +164,14 @@ void EventServer::Run() {
   if (epoll_ < 0) return;  // Listen() failed or never ran
   std::vector<std::thread> threads;
   for (size_t i = 0; i < threads_; ++i) threads.emplace_back([this] { Work(); });
-  Keep();
+  Keep();  // returns once every connection has closed, so no blocking answer is under way
   exit_ = true;
   // Wakes every thread waiting in epoll_wait at once. Cannot fail on an eventfd written once;
   // if it did, the threads would still see exit_ within their 200 ms wait.
   const uint64_t one = 1;
   [[maybe_unused]] ssize_t written = ::write(wake_, &one, sizeof one);
   for (auto& t : threads) t.join();
+  blocking_.Shutdown();
 }
 
 void EventServer::Stop() {
@@ -503,11 +509,13 @@ bool EventServer::ServeBuffered(Conn& c) {
       return true;
     }
   }
+  c.keepAlive = head.keepAlive;
+  c.headOnly = head.method == "HEAD";
+  c.consumed = head.headBytes + head.contentLength;
   if (!refused) {
-    size_t total = head.headBytes + head.contentLength;
-    if (c.in.size() < total) {
+    if (c.in.size() < c.consumed) {
       SetPhase(c, kBody);  // from the end of the headers, for the whole body
-      c.in.reserve(total);
+      c.in.reserve(c.consumed);
       return true;
     }
     SetPhase(c, kHandling);
@@ -519,21 +527,49 @@ bool EventServer::ServeBuffered(Conn& c) {
       res.Set(500, "internal error\n");
       LogLine("handler failed").Str("path", head.path).Str("error", e.what()).Error();
     }
+    if (res.blocking) {
+      std::function<void(Response&)> rest = std::move(res.blocking);
+      res.blocking = nullptr;
+      FinishBlocking(c, std::move(rest), std::move(res));
+      return false;
+    }
     ++requests_;
   }
+  QueueAnswer(c, res, refused);
+  return true;
+}
+
+// On a blocking worker, which owns the connection meanwhile: nothing else touches it until it is
+// re-armed, so the request's bytes (which `rest` may view) stay put.
+void EventServer::FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res) {
+  blocking_.Enqueue([this, &c, rest = std::move(rest), res = std::move(res)]() mutable {
+    try {
+      rest(res);
+    } catch (const std::exception& e) {
+      res = Response{};
+      res.Set(500, "internal error\n");
+      LogLine("handler failed").Str("error", e.what()).Error();
+    }
+    ++requests_;
+    QueueAnswer(c, res, /*refused=*/false);
+    Arm(c, EPOLLOUT);  // a serving thread writes it; `c` is not ours after this
+  });
+}
+
+// Frames `res` into c's output and consumes its request from c's input.
+void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
   // Stop() sets draining_ too: after it, every answer ends its connection.
-  const bool close = refused || res.close || !head.keepAlive || draining_ ||
+  const bool close = refused || res.close || !c.keepAlive || draining_ ||
                      ++c.served >= tuning_.keepAliveMaxRequests;
-  WriteResponse(res, close, head.method == "HEAD", c.out);
+  WriteResponse(res, close, c.headOnly, c.out);
   c.closeAfterWrite = close;
   c.lingerAfterWrite = refused;
   c.headChecked = false;
   if (close) {
     c.in.clear();  // what follows a refused head is not a request we can frame
   } else {
-    c.in.erase(0, head.headBytes + head.contentLength);
+    c.in.erase(0, c.consumed);
   }
-  return true;
 }
 
 std::string EventServer::RenderMetrics() const {
@@ -564,11 +600,31 @@ std::string EventServer::RenderMetrics() const {
     out += "gpugate_http_connections_timed_out_total{phase=\"" + std::string(kPhaseNames[p]) +
            "\"} " + std::to_string(timedOut_[p].load()) + "\n";
   }
+  WorkerStats blocking = blocking_.Stats();
   out +=
       "# HELP gpugate_http_server_threads Threads serving connections.\n"
       "# TYPE gpugate_http_server_threads gauge\n"
       "gpugate_http_server_threads " +
-      std::to_string(threads_) + "\n";
+      std::to_string(threads_) +
+      "\n# HELP gpugate_http_blocking_threads Threads finishing answers that may block "
+      "(quota charges).\n"
+      "# TYPE gpugate_http_blocking_threads gauge\n"
+      "gpugate_http_blocking_threads " +
+      std::to_string(blocking.threads) +
+      "\n# HELP gpugate_http_blocking_busy Blocking threads finishing an answer now.\n"
+      "# TYPE gpugate_http_blocking_busy gauge\n"
+      "gpugate_http_blocking_busy " +
+      std::to_string(blocking.busy) +
+      "\n# HELP gpugate_http_blocking_queued Answers waiting for a blocking thread (all "
+      "blockingWorkers.maxThreads busy).\n"
+      "# TYPE gpugate_http_blocking_queued gauge\n"
+      "gpugate_http_blocking_queued " +
+      std::to_string(blocking.waiting) +
+      "\n# HELP gpugate_http_blocking_stack_peak_bytes Most of one blocking thread's stack ever "
+      "used.\n"
+      "# TYPE gpugate_http_blocking_stack_peak_bytes gauge\n"
+      "gpugate_http_blocking_stack_peak_bytes " +
+      std::to_string(blocking.stackPeakBytes) + "\n";
   return out;
 }
 

@@ -3,8 +3,10 @@
 //
 // Every connection is registered with EPOLLONESHOT: whichever thread epoll wakes for it owns it
 // until it re-arms it, and runs everything that connection needs in turn — the TLS handshake,
-// reading, the request handler, writing — without locks. A handler that blocks (cluster mode
-// talks to the API server) holds one thread; the others go on serving. Accepting is one more
+// reading, the request handler, writing — without locks. A handler whose answer may block (a
+// quota charge waiting on the API server or a journal fsync) says so (Response::blocking): the
+// connection is handed to a worker pool that finishes the answer and re-arms it, so serving
+// threads never wait and probes are answered whatever the charges wait on. Accepting is one more
 // one-shot event, so it never waits behind a slow peer.
 //
 // Deadlines are per connection and per phase (handshake, request headers, request body, the
@@ -33,6 +35,7 @@
 #include "common/result.h"
 #include "transport/http_message.h"
 #include "transport/tuning.h"
+#include "transport/worker_pool.h"
 
 namespace gpugate::transport {
 
@@ -49,7 +52,8 @@ class EventServer {
   // Runs once a request's head is read, before its body is: returns true with `res` filled to
   // refuse the request unread (its connection closes after the answer).
   using HeadCheck = std::function<bool(const Request&, Response&)>;
-  // Answers a whole request. May block; may be called from several threads at once.
+  // Answers a whole request; may be called from several threads at once. Must not block: what
+  // may goes in Response::blocking.
   using Handler = std::function<void(const Request&, Response&)>;
 
   // `ctx` must outlive the server; the server only makes connections from it.
@@ -84,15 +88,19 @@ class EventServer {
     kPhases
   };
 
-  void Work();                  // one serving thread: epoll_wait and drive what it gets
-  void Keep();                  // the timekeeper, on Run's thread
-  void AcceptAll();             // the listener's event
-  void Drive(Conn& c);          // the connection's event; re-arms or closes it
-  bool Handshake(Conn& c);      // false: closed or waiting
-  bool ReadAndServe(Conn& c);   // false: closed or waiting
-  bool Flush(Conn& c);          // false: closed or waiting
-  void Linger(Conn& c);         // after a refusal: discard what the peer still sends, then close
-  bool ServeBuffered(Conn& c);  // answers every whole request in c's buffer; false: close
+  void Work();                 // one serving thread: epoll_wait and drive what it gets
+  void Keep();                 // the timekeeper, on Run's thread
+  void AcceptAll();            // the listener's event
+  void Drive(Conn& c);         // the connection's event; re-arms or closes it
+  bool Handshake(Conn& c);     // false: closed or waiting
+  bool ReadAndServe(Conn& c);  // false: closed or waiting
+  bool Flush(Conn& c);         // false: closed or waiting
+  void Linger(Conn& c);        // after a refusal: discard what the peer still sends, then close
+  // Answers the whole request at the front of c's buffer, if there is one; false: the answer
+  // was handed to the blocking workers, which re-arm the connection.
+  bool ServeBuffered(Conn& c);
+  void FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res);
+  void QueueAnswer(Conn& c, const Response& res, bool refused);
   void Arm(Conn& c, uint32_t events);
   void SetPhase(Conn& c, Phase phase);
   void Close(Conn& c);
@@ -125,6 +133,7 @@ class EventServer {
   std::atomic<uint64_t> refused_{0};  // over maxConnections
   std::atomic<uint64_t> timedOut_[kPhases] = {};
   std::atomic<uint64_t> requests_{0};
+  WorkerPool blocking_;  // last member: its workers stop before the rest goes
 };
 
 }  // namespace gpugate::transport

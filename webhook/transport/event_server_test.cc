@@ -466,5 +466,67 @@ TEST_F(EventServerTest, HandlerThatThrowsGets500AndTheServerGoesOn) {
   EXPECT_EQ(other->ReadAnswer(), Wire("200 OK", "/other\n"));
 }
 
+// Answers that may block (Response::blocking) are finished off the serving threads: with one
+// serving thread and /slow's answer held until the test releases it, another connection is
+// answered meanwhile, and the held connection's pipelined request follows its answer in order.
+TEST_F(EventServerTest, BlockingAnswersLeaveTheServingThreadFree) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto handler = [released](const Request& req, Response& res) {
+    if (req.head.path != "/slow") return Echo(req, res);
+    res.blocking = [released](Response& later) {
+      released.wait();
+      later.Set(200, "/slow done\n");
+    };
+  };
+  Tuning tuning = TestTuning();
+  tuning.threads = 1;
+  ASSERT_TRUE(Start(tuning, handler));
+  auto held = Connect();
+  ASSERT_TRUE(held->Send(Get("/slow") + Get("/after")));
+  auto other = Connect();
+  ASSERT_TRUE(other->Send(Get("/fast")));
+  EXPECT_EQ(other->ReadAnswer(), Wire("200 OK", "/fast\n"));
+  release.set_value();
+  EXPECT_EQ(held->ReadAnswer(), Wire("200 OK", "/slow done\n"));
+  EXPECT_EQ(held->ReadAnswer(), Wire("200 OK", "/after\n"));
+}
+
+// Stop() waits for a blocking answer under way; it goes out with `Connection: close`.
+TEST_F(EventServerTest, StopWaitsForABlockingAnswer) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> blocked = false;
+  auto handler = [&blocked, released](const Request&, Response& res) {
+    res.blocking = [&blocked, released](Response& later) {
+      blocked = true;
+      released.wait();
+      later.Set(200, "late\n");
+    };
+  };
+  ASSERT_TRUE(Start(TestTuning(), handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/slow")));
+  ASSERT_TRUE(Eventually([&] { return blocked.load(); }));
+  server_->Stop();
+  EXPECT_EQ(ran_.wait_for(200ms), std::future_status::timeout) << "Run() returned mid-answer";
+  release.set_value();
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "late\n", /*close=*/true));
+  EXPECT_EQ(ran_.wait_for(kWait), std::future_status::ready);
+}
+
+TEST_F(EventServerTest, BlockingAnswerThatThrowsGets500) {
+  auto handler = [](const Request& req, Response& res) {
+    if (req.head.path != "/throw") return Echo(req, res);
+    res.blocking = [](Response&) { throw std::runtime_error("boom"); };
+  };
+  ASSERT_TRUE(Start(TestTuning(), handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/throw")));
+  EXPECT_EQ(c->ReadAnswer(), Wire("500 Internal Server Error", "internal error\n"));
+  ASSERT_TRUE(c->Send(Get("/after")));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/after\n"));
+}
+
 }  // namespace
 }  // namespace gpugate::transport

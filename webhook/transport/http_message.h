@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +66,10 @@ struct Response {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // besides the framing ones
   bool close = false;                                        // end the connection after this answer
+  // Set by a handler whose answer may wait on another process (the API server, a disk): the
+  // server runs it on a thread that may block, where it fills in this response, and answers
+  // then. The serving thread goes on with other connections meanwhile.
+  std::function<void(Response&)> blocking;
 
   void Set(int code, std::string text, std::string type = "text/plain") {
     status = code;

@@ -2,6 +2,7 @@
 
 #include <openssl/ssl.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "common/go_duration.h"
@@ -12,6 +13,8 @@
 
 namespace gpugate::transport {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 std::string_view DecisionWord(const review::Decision& d) {
   if (!d.allowed) return "denied";
@@ -102,6 +105,20 @@ void Server::Route(const Request& req, Response& res) {
   }
 }
 
+namespace {
+
+// When the answer must be ready: the caller's timeout less a tenth of it (at least 0.1 s, at
+// most 1 s) for encoding and sending it, so a refusal for want of time reaches the API server
+// before it gives up and reports its own, less helpful, "context deadline exceeded".
+Clock::time_point AnswerDeadline(Clock::time_point start, std::chrono::nanoseconds timeout) {
+  using std::chrono::milliseconds;
+  auto margin =
+      std::clamp<std::chrono::nanoseconds>(timeout / 10, milliseconds(100), milliseconds(1000));
+  return start + timeout - margin;
+}
+
+}  // namespace
+
 void Server::Review(const Request& req, Response& res, bool mutate) {
   const char* route = mutate ? "mutate" : "validate";
   if (!IsJsonMediaType(req.head.Header("Content-Type"))) {
@@ -109,7 +126,7 @@ void Server::Review(const Request& req, Response& res, bool mutate) {
     metrics_.CountRequest(route, res.status);
     return;
   }
-  auto start = std::chrono::steady_clock::now();
+  auto start = Clock::now();
   auto request = review::DecodeReview(req.body);
   if (!request) {
     res.Set(400, request.error().message + "\n");
@@ -117,8 +134,8 @@ void Server::Review(const Request& req, Response& res, bool mutate) {
     LogLine("bad request").Str("route", route).Str("error", request.error().message).Warn();
     return;
   }
-  std::optional<std::string> timeoutParam = QueryParam(req.head.query, "timeout");
-  if (timeoutParam) {  // the API server's ?timeout=, e.g. 5s
+  Pending pending{.route = route, .start = start};
+  if (auto timeoutParam = QueryParam(req.head.query, "timeout")) {  // the API server's, e.g. 5s
     auto timeout = ParseGoDuration(*timeoutParam);
     if (!timeout) {
       res.Set(400,
@@ -126,32 +143,44 @@ void Server::Review(const Request& req, Response& res, bool mutate) {
       metrics_.CountRequest(route, res.status);
       return;
     }
-    request->deadline = start + *timeout;
+    pending.timeout = *timeoutParam;
+    pending.callerDeadline = start + *timeout;
+    request->deadline = AnswerDeadline(start, *timeout);
   }
-  review::Decision d = mutate ? handler_.Mutate(*request) : handler_.Validate(*request);
-  res.Set(200, review::EncodeResponse(*request, d), "application/json");
-  auto elapsed = std::chrono::steady_clock::now() - start;
+  if (mutate || !handler_.MayBlock(*request)) return Decide(*request, pending, mutate, res);
+  // The request's views point into the connection's buffer, which stays put until the answer.
+  auto shared = std::make_shared<review::AdmissionRequest>(std::move(*request));
+  res.blocking = [this, shared, pending](Response& later) {
+    Decide(*shared, pending, /*mutate=*/false, later);
+  };
+}
+
+void Server::Decide(const review::AdmissionRequest& request, const Pending& pending, bool mutate,
+                    Response& res) {
+  review::Decision d = mutate ? handler_.Mutate(request) : handler_.Validate(request);
+  res.Set(200, review::EncodeResponse(request, d), "application/json");
+  auto elapsed = Clock::now() - pending.start;
   double seconds = std::chrono::duration<double>(elapsed).count();
-  metrics_.CountRequest(route, 200);
-  metrics_.CountDecision(route, DecisionWord(d), d.reason);
-  metrics_.ObserveLatency(route, seconds);
+  metrics_.CountRequest(pending.route, 200);
+  metrics_.CountDecision(pending.route, DecisionWord(d), d.reason);
+  metrics_.ObserveLatency(pending.route, seconds);
   LogLine("decision")
-      .Str("route", route)
-      .Str("uid", request->uid)
-      .Str("kind", request->kind.kind)
-      .Str("namespace", request->ns)
-      .Str("name", request->name)
-      .Str("operation", request->operation)
+      .Str("route", pending.route)
+      .Str("uid", request.uid)
+      .Str("kind", request.kind.kind)
+      .Str("namespace", request.ns)
+      .Str("name", request.name)
+      .Str("operation", request.operation)
       .Str("decision", DecisionWord(d))
       .Str("reason", d.reason)
       .Str("message", d.message)
       .Int("micros", std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count())
       .Info();
-  if (request->deadline && start + elapsed > *request->deadline) {
+  if (pending.callerDeadline && pending.start + elapsed > *pending.callerDeadline) {
     LogLine("answered after the caller's deadline")
-        .Str("route", route)
-        .Str("uid", request->uid)
-        .Str("timeout", *timeoutParam)
+        .Str("route", pending.route)
+        .Str("uid", request.uid)
+        .Str("timeout", pending.timeout)
         .Warn();
   }
 }

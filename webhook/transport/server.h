@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,16 @@ class Server {
   bool CheckHead(const Request& req, Response& res);
   // The routes.
   void Route(const Request& req, Response& res);
+  // Decodes the review; decides it at once, or in Response::blocking when it may wait.
   void Review(const Request& req, Response& res, bool mutate);
+  struct Pending {  // what Decide needs of the HTTP request, whose head may be gone by then
+    const char* route;
+    std::chrono::steady_clock::time_point start;
+    std::string timeout;  // ?timeout= as sent; "" when absent
+    std::optional<std::chrono::steady_clock::time_point> callerDeadline;
+  };
+  void Decide(const review::AdmissionRequest& request, const Pending& pending, bool mutate,
+              Response& res);
 
   ServerOptions options_;
   const admission::Handler& handler_;

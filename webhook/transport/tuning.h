@@ -44,13 +44,18 @@ struct Tuning {
   // a burst of new connections beyond that has SYNs dropped and retried a second later.
   int listenBacklog = 1024;
   // Threads serving connections; 0: one per CPU this process may run on (AvailableCpus). Any
-  // of them serves any connection. More threads than CPUs only help when handlers block (a
-  // journal fsync, cluster mode's writes to the API server): runnable threads beyond the CPUs
-  // take turns, and a request caught between turns waits a scheduler slice (milliseconds).
+  // of them serves any connection. They never block (answers that may are finished on
+  // blockingWorkers), so more threads than CPUs only make runnable threads take turns.
   size_t threads = 0;
   // Open connections at most; beyond it a new one is closed on accept (and counted), so a flood
   // of idle sockets cannot exhaust descriptors. The API server keeps tens open per replica.
   size_t maxConnections = 4096;
+  // The threads that finish answers which may block (Response::blocking: a quota charge waiting
+  // on the API server or a journal fsync), so the serving threads above never wait on them and
+  // probes are answered while every charge waits. Each such answer holds one until it is made;
+  // beyond maxThreads they queue (and a charge that waited past its review's deadline answers
+  // at once). Started on demand; idle ones retire.
+  WorkerPoolOptions blockingWorkers{.coreThreads = 0, .maxThreads = 256, .stackBytes = 512 << 10};
   WorkerPoolOptions workers;  // the floor's cpp-httplib worker pool
 };
 
