@@ -246,6 +246,41 @@ TEST_F(KubeClientTest, ANewConnectionThatFailsIsNotRetried) {
   EXPECT_EQ(client.retries(), 0);
 }
 
+// A request whose answer had begun when the connection broke is not sent again: the server may
+// have acted on it.
+TEST_F(KubeClientTest, ARequestCutOffMidAnswerIsNotRetried) {
+  KubeClient client(Config());
+  ASSERT_EQ(Probe(client), "200");  // a pooled connection, so a failure could be retried
+  server_->InjectFailures({.method = "PUT", .cutMidAnswer = true});
+  auto cut = client.Put(std::string(kPods) + "/a", Pod("a").dump());
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(server_->requests("PUT"), 1);
+  EXPECT_EQ(client.retries(), 0);
+  EXPECT_EQ(Probe(client), "200");  // and the client goes on, on a new connection
+}
+
+// A request held by the server past its deadline fails at the deadline, saying so, and is not
+// sent again; one whose deadline has passed is not sent at all.
+TEST_F(KubeClientTest, ARequestEndsAtItsDeadline) {
+  KubeClient client(Config());
+  ASSERT_EQ(Probe(client), "200");  // a pooled connection, so a failure could be retried
+  server_->HoldRequests({.method = "PUT", .delay = 30s});
+  auto held = client.Put(std::string(kPods) + "/a", Pod("a").dump(),
+                         std::chrono::steady_clock::now() + 300ms);
+  ASSERT_FALSE(held);
+  EXPECT_NE(held.error().message.find("no answer within "), std::string::npos)
+      << held.error().message;
+  EXPECT_NE(held.error().message.find(" ms, the time left before the deadline"), std::string::npos)
+      << held.error().message;
+  EXPECT_EQ(server_->held(), 1);
+  EXPECT_EQ(client.retries(), 0);
+
+  auto late = client.Get(kPods, std::chrono::steady_clock::now() - 1ms);
+  ASSERT_FALSE(late);
+  EXPECT_TRUE(late.error().message.ends_with(": not sent: no time left")) << late.error().message;
+  server_->ReleaseHeld();
+}
+
 // Records a watch's lines on a thread of its own.
 class WatchThread {
  public:
