@@ -2,22 +2,13 @@
 
 #include <chrono>
 
+#include "admission/rule_check.h"
 #include "policy/mutation.h"
-#include "policy/rule.h"
 #include "quota/pod_charge.h"
 #include "review/json_patch.h"
 
 namespace gpugate::admission {
 namespace {
-
-review::Decision DenyAll(const std::vector<policy::Violation>& violations) {
-  std::string message;
-  for (const auto& v : violations) {
-    if (!message.empty()) message += "; ";
-    message += v.message;
-  }
-  return review::Denied(std::string(violations.front().rule), std::move(message));
-}
 
 bool IsPodResource(const review::AdmissionRequest& r) { return r.IsPod() && r.resource == "pods"; }
 
@@ -47,9 +38,7 @@ std::optional<review::Decision> Handler::Check(const review::AdmissionRequest& r
   if (request.operation == "UPDATE" && request.objectMeta.deleting) {
     return review::Allowed("deleting");
   }
-  auto violations = policy::Validate(request.object, settings_);
-  if (!violations.empty()) return DenyAll(violations);
-  return std::nullopt;
+  return CheckRules(request.object, settings_);
 }
 
 review::Decision Handler::Validate(const review::AdmissionRequest& request) const {

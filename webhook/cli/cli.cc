@@ -35,7 +35,8 @@ const CommandHelp kVersionHelp = {
 // Every subcommand's entry comes from its own CommandHelp, the text its --help prints.
 void PrintUsage(std::ostream& out) {
   out << kUsageHead;
-  for (const CommandHelp* command : {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kVersionHelp}) {
+  for (const CommandHelp* command :
+       {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kCheckHelp, &kVersionHelp}) {
     PrintCommandEntry(out, *command);
   }
   out << kUsageTail;
@@ -81,6 +82,7 @@ int Run(std::string_view program, const std::vector<std::string>& args) {
   if (command == "serve") return RunServe(rest);
   if (command == "certs") return RunCerts(rest);
   if (command == "quota") return RunQuota(rest);
+  if (command == "check") return RunCheck(rest);
   std::cerr << "gpugate: unknown command \"" << command << "\"\n\n";
   PrintUsage(std::cerr);
   return 2;

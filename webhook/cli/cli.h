@@ -1,4 +1,4 @@
-// The `gpugate` command: subcommands serve, certs, quota, version.
+// The `gpugate` command: subcommands serve, certs, quota, check, version.
 #pragma once
 
 #include <string>
@@ -23,5 +23,8 @@ extern const CommandHelp kCertsHelp;
 // `command` is how the user invoked it, for messages: "gpugate quota" or "kubectl gpuquota".
 int RunQuota(const std::vector<std::string>& args, std::string_view command = "gpugate quota");
 extern const CommandHelp kQuotaHelp;
+// Exit status 0 clean, 1 something would be denied, 2 unreadable input or a usage error.
+int RunCheck(const std::vector<std::string>& args);
+extern const CommandHelp kCheckHelp;
 
 }  // namespace gpugate::cli

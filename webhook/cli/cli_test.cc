@@ -67,6 +67,10 @@ const HelpCase kHelpCases[] = {
      {"--server URL", "--cacert FILE", "--insecure-skip-tls-verify", "--cert FILE", "--key FILE",
       "--tls-server-name NAME", "--kubeconfig FILE", "--context NAME", "-n, --namespace NS",
       "-o, --output FORMAT", "-h, --help"}},
+    {"gpugate",
+     {"check"},
+     "Usage: gpugate check -f FILE|DIR|- [-f ...] [--config FILE] [-o|--output text|json]\n",
+     {"-f, --filename PATH", "--config FILE", "-o, --output FORMAT", "-h, --help"}},
     {"gpugate", {"version"}, "Usage: gpugate version\n", {"-h, --help"}},
     // `kubectl gpuquota --help` runs the link kubectl-gpuquota with --help.
     {"/usr/local/bin/kubectl-gpuquota",
@@ -95,15 +99,15 @@ TEST(Cli, EveryCommandPrintsItsOwnHelp) {
 TEST(Cli, TopLevelHelpListsEveryCommandAsItsHelpDoes) {
   const Ran ran = RunCli("gpugate", {"--help"});
   EXPECT_EQ(ran.code, 0);
-  for (const char* line :
-       {"\n  gpugate serve [--config FILE] [--listen HOST:PORT]",
-        "\n  gpugate certs --out DIR [--service NAME]",
-        "\n  gpugate quota [--server URL] [--cacert FILE",
-        "\n  gpugate quota --kubeconfig FILE [--context NAME]", "\n  gpugate version\n",
-        "\n  gpugate COMMAND --help, gpugate help COMMAND\n"}) {
+  for (const char* line : {"\n  gpugate serve [--config FILE] [--listen HOST:PORT]",
+                           "\n  gpugate certs --out DIR [--service NAME]",
+                           "\n  gpugate quota [--server URL] [--cacert FILE",
+                           "\n  gpugate quota --kubeconfig FILE [--context NAME]",
+                           "\n  gpugate check -f FILE|DIR|- [-f ...]", "\n  gpugate version\n",
+                           "\n  gpugate COMMAND --help, gpugate help COMMAND\n"}) {
     EXPECT_NE(ran.out.find(line), std::string::npos) << line << " missing from\n" << ran.out;
   }
-  for (const char* command : {"serve", "certs", "quota"}) {
+  for (const char* command : {"serve", "certs", "quota", "check"}) {
     const std::string help = RunCli("gpugate", {command, "--help"}).out;
     const size_t summary = help.find("\n\n") + 2;  // after the usage lines
     const std::string firstLine = help.substr(summary, help.find('\n', summary) - summary);
@@ -114,7 +118,7 @@ TEST(Cli, TopLevelHelpListsEveryCommandAsItsHelpDoes) {
 
 // `gpugate help CMD` is `gpugate CMD --help`.
 TEST(Cli, HelpCommandPrintsThatCommandsHelp) {
-  for (const char* command : {"serve", "certs", "quota", "version"}) {
+  for (const char* command : {"serve", "certs", "quota", "check", "version"}) {
     SCOPED_TRACE(command);
     const Ran viaHelp = RunCli("gpugate", {"help", command});
     EXPECT_EQ(viaHelp.code, 0);
@@ -132,7 +136,7 @@ TEST(Cli, VersionPrintsTheVersion) {
 
 // A flag the parser accepts is one the help describes.
 TEST(Cli, EveryFlagIsDescribed) {
-  for (const CommandHelp* command : {&kServeHelp, &kCertsHelp, &kQuotaHelp}) {
+  for (const CommandHelp* command : {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kCheckHelp}) {
     for (const FlagSpec& flag : command->flags) {
       SCOPED_TRACE(std::string(command->name) + " --" + std::string(flag.name));
       EXPECT_NE(flag.help, "");
@@ -176,6 +180,8 @@ TEST(Cli, UnknownFlagsStillExitTwoWithTheirMessage) {
       {"gpugate", {"serve", "--help=yes"}, "gpugate serve: flag --help takes no value\n"},
       {"gpugate", {"bogus"}, "gpugate: unknown command \"bogus\"\n"},
       {"gpugate", {"help", "bogus"}, "gpugate: unknown command \"bogus\"\n"},
+      {"gpugate", {"check", "--bogus"}, "gpugate check: unknown flag --bogus\n"},
+      {"gpugate", {"check"}, "gpugate check: needs -f FILE, -f DIR or -f - (stdin)\n"},
       {"gpugate", {"version", "extra"}, "gpugate version: takes no arguments, got \"extra\"\n"},
       {"gpugate", {"version", "--bogus"}, "gpugate version: unknown flag --bogus\n"},
   };

@@ -1,0 +1,176 @@
+// `gpugate check`: the validation rules offline, over manifests, for CI pipelines. Each object
+// is judged as /validate would judge its CREATE (exempt namespaces, then the rules through
+// admission::CheckRules, the webhook's own words); quota is not checked (docs/rules.md,
+// "Checking manifests before they reach the cluster").
+#include <initializer_list>
+#include <iostream>
+#include <string_view>
+
+#include "admission/rule_check.h"
+#include "cli/check_report.h"
+#include "cli/cli.h"
+#include "cli/flags.h"
+#include "common/strings.h"
+#include "config/config.h"
+#include "manifest/manifest_files.h"
+#include "review/pod_spec_finder.h"
+
+namespace gpugate::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr FlagSpec kCheckFlags[] = {
+    {.name = "filename",
+     .shortName = 'f',
+     .valueName = "PATH",
+     .help = "a manifest file (YAML or JSON), a directory (its *.yaml, *.yml\n"
+             "and *.json files, recursively) or - for stdin; repeatable"},
+    {.name = "config",
+     .valueName = "FILE",
+     .help = "the configuration file gpugate serve uses (its policy keys:\n"
+             "resources, exemptNamespaces, security, ...); without it, the\n"
+             "defaults"},
+    {.name = "output",
+     .shortName = 'o',
+     .valueName = "FORMAT",
+     .help = "text (default: FILE:LINE: KIND/NAME: message) or json"},
+    kHelpFlag,
+};
+
+constexpr std::string_view kCheckForms[] = {
+    "-f FILE|DIR|- [-f ...] [--config FILE] [-o|--output text|json]"};
+
+struct CheckOptions {
+  std::vector<std::string> paths;
+  policy::Settings settings;
+  bool json = false;
+};
+
+// Flags -> options; every error here is a usage error (exit status 2).
+Result<CheckOptions> CheckOptionsFrom(const Flags& flags) {
+  if (!flags.positional().empty()) {
+    return Fail("unexpected argument " + JsonQuote(flags.positional()[0]) +
+                "; name manifests with -f");
+  }
+  CheckOptions options;
+  options.paths = flags.GetAll("filename");
+  if (options.paths.empty()) return Fail("needs -f FILE, -f DIR or -f - (stdin)");
+  const std::string output = flags.Get("output").value_or("text");
+  if (output != "text" && output != "json") {
+    return Fail("-o must be text or json, got " + JsonQuote(output));
+  }
+  options.json = output == "json";
+  if (auto path = flags.Get("config")) {
+    auto loaded = config::LoadConfigFile(*path);
+    if (!loaded) return std::unexpected(loaded.error());
+    options.settings = std::move(loaded->policy);
+  }
+  return options;
+}
+
+// The string at object[keys[0]][keys[1]]..., "" when missing or not a string; never throws.
+std::string StringAt(const json& object, std::initializer_list<std::string_view> keys) {
+  const json* at = &object;
+  for (std::string_view key : keys) {
+    if (!at->is_object()) return "";
+    auto it = at->find(key);
+    if (it == at->end()) return "";
+    at = &*it;
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+// metadata.name, or for an object the API server will name, metadata.generateName.
+std::string ObjectName(const json& object) {
+  std::string name = StringAt(object, {"metadata", "name"});
+  return name.empty() ? StringAt(object, {"metadata", "generateName"}) : name;
+}
+
+// Judges one object as the webhook would on its CREATE, quota aside, and counts it.
+void CheckObject(manifest::ManifestObject&& manifest, const policy::Settings& settings,
+                 CheckReport& report) {
+  CheckCounts& counts = report.counts;
+  ++counts.objects;
+  Finding f{.at = std::move(manifest.at),
+            .kind = StringAt(manifest.object, {"kind"}),
+            .ns = StringAt(manifest.object, {"metadata", "namespace"}),
+            .name = ObjectName(manifest.object)};
+  if (settings.IsExempt(f.ns)) {  // Handler::Check's first test
+    ++counts.exempt;
+    return;
+  }
+  const policy::ObjectView view = review::FindPodSpecs(std::move(manifest.object));
+  if (auto denied = admission::CheckRules(view, settings)) {
+    ++counts.denied;
+    f.reason = std::move(denied->reason);
+    f.message = std::move(denied->message);
+    report.findings.push_back(std::move(f));
+  } else if (view.podSpecs.empty()) {
+    ++counts.withoutPodSpec;
+  } else {
+    ++counts.allowed;
+  }
+}
+
+// Reads and checks every file `path` names; a file that cannot be read is an error in the report.
+void CheckPath(const std::string& path, const policy::Settings& settings, CheckReport& report) {
+  auto files = manifest::ManifestPaths(path);
+  if (!files) {
+    ++report.counts.files;
+    report.errors.push_back(std::move(files.error()));
+    return;
+  }
+  for (const std::string& file : *files) {
+    ++report.counts.files;
+    auto text = manifest::ReadManifestText(file);
+    if (!text) {
+      report.errors.push_back(std::move(text.error()));
+      continue;
+    }
+    auto objects = manifest::ParseManifests(*text, file);
+    if (!objects) {
+      report.errors.push_back(std::move(objects.error()));
+      continue;
+    }
+    for (manifest::ManifestObject& object : *objects) {
+      CheckObject(std::move(object), settings, report);
+    }
+  }
+}
+
+}  // namespace
+
+const CommandHelp kCheckHelp = {
+    .name = "check",
+    .forms = kCheckForms,
+    .summary =
+        "Check manifests offline with the rules /validate applies, each object as the webhook\n"
+        "would answer its creation, in the same words: YAML (several documents), JSON, Lists,\n"
+        "the output of helm template and kubectl kustomize. Quota is not checked.\n"
+        "Exit status: 0 nothing would be denied, 1 something would, 2 unreadable input.",
+    .flags = kCheckFlags,
+};
+
+int RunCheck(const std::vector<std::string>& args) {
+  auto flags = Flags::Parse(args, kCheckFlags);
+  if (flags && flags->Has("help")) {
+    PrintCommandHelp(std::cout, kCheckHelp, "gpugate check");
+    return 0;
+  }
+  auto options = flags ? CheckOptionsFrom(*flags) : std::unexpected(flags.error());
+  if (!options) {
+    std::cerr << "gpugate check: " << options.error().message << "\n";
+    return 2;
+  }
+  CheckReport report;
+  for (const std::string& path : options->paths) CheckPath(path, options->settings, report);
+  if (options->json) {
+    std::cout << RenderJson(report);
+  } else {
+    WriteText(report, std::cout, std::cerr);
+  }
+  return ExitStatus(report);
+}
+
+}  // namespace gpugate::cli

@@ -1,0 +1,60 @@
+// What `gpugate check` found, and the two ways it is written: lines for people and CI logs,
+// JSON for programs. Also the exit status, decided from the findings' severities.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "manifest/manifest_reader.h"
+
+namespace gpugate::cli {
+
+// How much a finding weighs. Only denials exist today; a warning (a rule in a warn mode) will
+// be reported without failing the check: FailsCheck is where that is decided.
+enum class Severity { kDeny };
+
+std::string_view SeverityName(Severity severity);  // "deny"
+// Whether a finding of this severity makes the check fail (exit status 1).
+bool FailsCheck(Severity severity);
+
+// One object the webhook would refuse, with the webhook's words.
+struct Finding {
+  manifest::Location at;
+  std::string kind;
+  std::string ns;  // metadata.namespace; "" when the manifest leaves it to kubectl
+  std::string name;
+  std::string reason;   // the webhook's reason: the first rule violated
+  std::string message;  // the webhook's denial message, every violation
+  Severity severity = Severity::kDeny;
+};
+
+// Objects by what the webhook would do with them; they add up to `objects`.
+struct CheckCounts {
+  size_t files = 0;  // files read, or tried
+  size_t objects = 0;
+  size_t denied = 0;
+  size_t allowed = 0;         // pod specs that pass every rule
+  size_t exempt = 0;          // in an exempt namespace: admitted unchecked
+  size_t withoutPodSpec = 0;  // nothing for the rules to check
+};
+
+struct CheckReport {
+  std::vector<Finding> findings;
+  std::vector<manifest::ManifestError> errors;  // unreadable input
+  CheckCounts counts;
+};
+
+// 2 when some input could not be read, else 1 when a finding fails the check, else 0.
+int ExitStatus(const CheckReport& report);
+
+// One line per finding, "FILE:LINE: KIND/NAME: message", then the summary, on `out`; one line
+// per error, "FILE:LINE: error: message", on `err`.
+void WriteText(const CheckReport& report, std::ostream& out, std::ostream& err);
+
+// {"findings": [...], "errors": [...], "summary": {...}}, indented, with a final newline.
+std::string RenderJson(const CheckReport& report);
+
+}  // namespace gpugate::cli

@@ -1,0 +1,62 @@
+#include "cli/check_report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace gpugate::cli {
+namespace {
+
+Finding Denial(std::string file, int line, std::string name) {
+  return Finding{.at = {std::move(file), line},
+                 .kind = "Pod",
+                 .ns = "team-a",
+                 .name = std::move(name),
+                 .reason = "whole-units",
+                 .message =
+                     "spec.containers[0] \"a\": nvidia.com/gpu limit \"0.5\" must be a "
+                     "whole number of GPUs",
+                 .severity = Severity::kDeny};
+}
+
+TEST(CheckReport, ExitStatusFromErrorsAndSeverities) {
+  EXPECT_TRUE(FailsCheck(Severity::kDeny));
+  EXPECT_EQ(SeverityName(Severity::kDeny), "deny");
+  const struct {
+    std::string name;
+    CheckReport report;
+    int want;
+  } cases[] = {
+      {"nothing found", {}, 0},
+      {"a denial", {.findings = {Denial("a.yaml", 3, "p")}}, 1},
+      {"unreadable input wins",
+       {.findings = {Denial("a.yaml", 3, "p")}, .errors = {{{"b", 2}, "x"}}},
+       2},
+      {"unreadable input alone", {.errors = {{{"b", 0}, "cannot read"}}}, 2},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(ExitStatus(c.report), c.want) << c.name;
+  }
+}
+
+TEST(CheckReport, TextHasOneLinePerFindingErrorsApartAndTheSummary) {
+  CheckReport report{.findings = {Denial("a.yaml", 3, "p"), Denial("-", 1, "q")},
+                     .errors = {{{"b.yaml", 7}, "invalid YAML: illegal map value"},
+                                {{"c", 0}, "cannot read: Permission denied"}},
+                     .counts = {.files = 4, .objects = 3, .denied = 2, .withoutPodSpec = 1}};
+  std::ostringstream out, err;
+  WriteText(report, out, err);
+  EXPECT_EQ(out.str(),
+            "a.yaml:3: Pod/p: spec.containers[0] \"a\": nvidia.com/gpu limit \"0.5\" must be a "
+            "whole number of GPUs\n"
+            "-:1: Pod/q: spec.containers[0] \"a\": nvidia.com/gpu limit \"0.5\" must be a whole "
+            "number of GPUs\n"
+            "checked 3 objects in 4 files: 2 denied, 0 allowed, 0 exempt, 1 without a pod spec; "
+            "2 files unreadable; quota not checked (it needs the cluster's state)\n");
+  EXPECT_EQ(err.str(),
+            "b.yaml:7: error: invalid YAML: illegal map value\n"
+            "c: error: cannot read: Permission denied\n");
+}
+
+}  // namespace
+}  // namespace gpugate::cli
