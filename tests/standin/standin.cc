@@ -166,6 +166,9 @@ void StandInApiServer::Impl::Route() {
   // after its pre-routing handler, and a body left unread would garble the next request.
   auto handle = [this](const httplib::Request& req, httplib::Response& res) {
     WaitIfHeld(req);
+    if (req.method != "GET" && options.writeLatency.count() > 0) {
+      std::this_thread::sleep_for(options.writeLatency);
+    }
     if (!Injected(req, res)) Handle(req, res);
   };
   http->Get(".*", handle).Post(".*", handle).Put(".*", handle).Delete(".*", handle);
@@ -194,6 +197,9 @@ void StandInApiServer::Impl::Handle(const httplib::Request& req, httplib::Respon
     json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded()) {
       return Fail(res, {400, "BadRequest", "the request body is not valid JSON", {}});
+    }
+    if (req.body.size() > options.maxObjectBytes) {
+      return Fail(res, {500, "InternalError", "etcdserver: request is too large", {}});
     }
     if (req.method == "POST") return Answer(res, 201, store.Create(*path, std::move(body)));
     return Answer(res, 200, store.Update(*path, std::move(body), /*checkVersion=*/true));

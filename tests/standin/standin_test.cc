@@ -262,6 +262,18 @@ TEST_F(StandInApiServerTest, PutWithAStaleResourceVersionConflicts) {
   EXPECT_EQ(server_->requests("PUT"), 3);
 }
 
+// etcd refuses a request over its --max-request-bytes, and kube-apiserver passes that on as a 500.
+TEST_F(StandInApiServerTest, AnObjectOverTheSizeLimitIsRefusedAsEtcdRefusesIt) {
+  StartServer({.maxObjectBytes = 2000});
+  json big = Pod("big");
+  big["metadata"]["annotations"] = {{"note", std::string(2000, 'x')}};
+  Reply refused = Call("POST", kPods, big);
+  EXPECT_EQ(refused.status, 500);
+  EXPECT_EQ(refused.body["message"], "etcdserver: request is too large");
+  EXPECT_EQ(Call("GET", std::string(kPods) + "/big").status, 404);  // nothing stored
+  EXPECT_EQ(Call("POST", kPods, Pod("small")).status, 201);
+}
+
 TEST_F(StandInApiServerTest, InjectedAnswersAreServedTheirCountThenTheApiAnswers) {
   server_->InjectFailures({.method = "POST",
                            .pathPrefix = kPods,
