@@ -52,7 +52,10 @@ bool IsTransient(const Result<HttpResult>& answer) {
   if (!status.is_object() || !status.contains("message") || !status["message"].is_string()) {
     return false;
   }
-  return status["message"].get<std::string>().find("etcdserver: ") != std::string::npos;
+  // etcd's refusal of an object too large is not transient: the same write fails again.
+  const std::string& message = status["message"].get_ref<const std::string&>();
+  return message.find("etcdserver: ") != std::string::npos &&
+         message.find("etcdserver: request is too large") == std::string::npos;
 }
 
 RetriedAnswer CallWithRetries(const ApiRetry& policy, ApiRetry::SteadyClock::time_point deadline,

@@ -1,8 +1,9 @@
 // Retrying the Kubernetes API's transient answers, as client-go does: a 429 (API Priority and
 // Fairness throttling), a 503 (an API server shutting down gracefully, or overloaded) and a 500
-// from etcd ("etcdserver: leader changed", "etcdserver: request timed out") are tried again after
-// an exponential backoff with jitter, or after the answer's Retry-After (whole seconds, capped),
-// until a deadline the caller passes. Every other answer, and no answer at all (the client's own
+// from etcd ("etcdserver: leader changed", "etcdserver: request timed out"; not "etcdserver:
+// request is too large", which the same write gets again) are tried again after an exponential
+// backoff with jitter, or after the answer's Retry-After (whole seconds, capped), until a
+// deadline the caller passes. Every other answer, and no answer at all (the client's own
 // error), is returned at once. docs/cluster.md, "Throttling and transient errors".
 //
 // Only safe for requests the API makes idempotent: GETs, and writes guarded by a resourceVersion
