@@ -93,6 +93,8 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request) const 
   switch (reserved->outcome) {
     case quota::ReserveOutcome::kExceeded:
       return review::Denied("quota-exceeded", reserved->message);
+    case quota::ReserveOutcome::kRecordFull:
+      return review::Denied("quota-record-full", reserved->message);
     case quota::ReserveOutcome::kAlreadyCharged:
       return review::Allowed("already-charged");
     case quota::ReserveOutcome::kCharged:

@@ -1,12 +1,16 @@
 #include "cluster/cluster_ledger.h"
 
 #include <condition_variable>
+#include <iterator>
 #include <optional>
+#include <random>
+#include <span>
+#include <thread>
 
+#include "cluster/charge_batch.h"
 #include "cluster/cluster_cache.h"
 #include "cluster/gpu_quota_record.h"
 #include "cluster/reconcile.h"
-#include "common/deadline_mutex.h"
 #include "quota/limit_check.h"
 
 namespace gpugate::cluster {
@@ -40,6 +44,14 @@ std::string ApiError(std::string_view method, const std::string& path,
 
 using Deadline = ApiRetry::SteadyClock::time_point;
 
+constexpr std::chrono::milliseconds kFirstConflictBackoff{5};
+constexpr std::chrono::milliseconds kMaxConflictBackoff{100};
+
+double UniformShare() {
+  thread_local std::mt19937 engine{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+}
+
 // A write's outcome that is not an error: it happened, or someone else wrote first.
 enum class Written { kDone, kConflict };
 
@@ -69,33 +81,6 @@ struct ClusterLedger::State {
     return GpuQuotaPath(ns, options.gpuQuotaName);
   }
 
-  // Serialises this replica's writes to one namespace's record, so its own admissions do not
-  // race each other into conflicts; other replicas are kept out by the resourceVersion alone.
-  DeadlineMutex& NamespaceLock(std::string_view ns) {
-    std::lock_guard lock(locksMu);
-    auto it = namespaceLocks.find(ns);
-    if (it == namespaceLocks.end()) {
-      it = namespaceLocks.emplace(std::string(ns), std::make_unique<DeadlineMutex>()).first;
-    }
-    return *it->second;
-  }
-
-  // The namespace's lock, or an error once `deadline` has passed waiting for it (the writes
-  // ahead of this one are waiting on a slow API server).
-  Result<std::unique_lock<DeadlineMutex>> LockNamespace(std::string_view ns, Deadline deadline,
-                                                        std::string_view what) {
-    std::unique_lock lock(NamespaceLock(ns), std::defer_lock);
-    if (lock.try_lock_until(ClientDeadline(deadline))) return lock;
-    return Fail("no time left " + std::string(what) + ": other charges to " + RecordPath(ns) +
-                " held it the whole time, waiting on the Kubernetes API");
-  }
-
-  // `deadline` is on the retry policy's clock (a test's fake one); the client's is steady time.
-  KubeClient::Deadline ClientDeadline(Deadline deadline) const {
-    if (deadline == KubeClient::kNoDeadline || !options.retry.clock) return deadline;
-    return std::chrono::steady_clock::now() + (deadline - options.retry.Now());
-  }
-
   void Wake() {
     {
       std::lock_guard lock(wakeMu);
@@ -108,8 +93,8 @@ struct ClusterLedger::State {
   // Transient answers are retried until `deadline`.
   Result<GpuQuotaRecord> ReadRecord(std::string_view ns, Deadline deadline) {
     std::string path = RecordPath(ns);
-    RetriedAnswer retried = CallWithRetries(
-        options.retry, deadline, [&] { return client.Get(path, ClientDeadline(deadline)); });
+    RetriedAnswer retried =
+        CallWithRetries(options.retry, deadline, [&] { return client.Get(path, deadline); });
     const Result<HttpResult>& answer = retried.answer;
     if (answer && answer->status == 404) return GpuQuotaRecord{.ns = std::string(ns)};
     if (!answer || answer->status != 200) return Fail(ApiError("GET", path, retried));
@@ -134,8 +119,7 @@ struct ClusterLedger::State {
     std::string path = create ? GpuQuotaCollectionPath(record.ns) : RecordPath(record.ns);
     Deadline retryUntil = retry ? deadline : options.retry.Now();
     RetriedAnswer retried = CallWithRetries(options.retry, retryUntil, [&] {
-      return create ? client.Post(path, body, ClientDeadline(deadline))
-                    : client.Put(path, body, ClientDeadline(deadline));
+      return create ? client.Post(path, body, deadline) : client.Put(path, body, deadline);
     });
     const Result<HttpResult>& answer = retried.answer;
     if (answer && (answer->status == 409 || answer->status == 404)) return Written::kConflict;
@@ -151,73 +135,64 @@ struct ClusterLedger::State {
     return Written::kDone;
   }
 
-  // One read-check-write of Reserve on `record`; nullopt: try again on a fresh read. Only a
-  // fresh read or a successful guarded write decides: an answer the cache's copy alone would
-  // give (exceeded, already charged, a dry run) is checked again against the API, so a stale
-  // cache never refuses a pod that fits.
-  Result<std::optional<quota::ReserveResult>> TryReserve(GpuQuotaRecord record, bool fresh,
-                                                         const quota::PodRef& pod,
-                                                         const quota::Amounts& amounts,
-                                                         const quota::Amounts& hard, bool dryRun,
-                                                         Deadline deadline) {
-    using quota::ReserveOutcome;
-    using Answer = std::optional<quota::ReserveResult>;
-    if (!record.problem.empty()) {
-      if (!fresh) return Answer{};
-      return Fail(RecordPath(pod.ns) + " cannot be read: " + record.problem);
-    }
-    if (record.Holds(pod.name, pod.uid)) {
-      return fresh ? Answer{{ReserveOutcome::kAlreadyCharged}} : Answer{};
-    }
-    std::string excess = quota::ExceededMessage(pod.ns, hard, record.Used(), amounts);
-    if (!excess.empty()) return fresh ? Answer{{ReserveOutcome::kExceeded, excess}} : Answer{};
-    if (dryRun) return fresh ? Answer{{ReserveOutcome::kCharged}} : Answer{};
-    record.charges[pod.name].push_back(RecordedCharge{pod.uid, Now(), amounts});
-    Result<Written> written = Write(record, hard, deadline);
-    if (!written) return std::unexpected(written.error());
-    if (*written == Written::kConflict) return Answer{};
-    return Answer{{ReserveOutcome::kCharged}};
-  }
-
-  // Reserve's loop: the watched copy first, then fresh reads after each conflict.
-  Result<quota::ReserveResult> ReserveWithRetries(const quota::PodRef& pod,
-                                                  const quota::Amounts& amounts,
-                                                  const quota::Amounts& hard, bool dryRun,
-                                                  Deadline deadline) {
-    auto lock = LockNamespace(pod.ns, deadline, "to charge " + pod.ns + "/" + pod.name);
-    if (!lock) return std::unexpected(lock.error());
-    std::optional<GpuQuotaRecord> cached = cache.Record(pod.ns);
+  // One group-commit batch for namespace `ns` (group_commit.h): the watched copy first, then a
+  // fresh read after each conflict (after a jittered backoff, so replicas that conflicted do not
+  // come back in step). An answer is final only from a successful guarded write, or, when
+  // nothing is written, from a fresh read (charge_batch.h): a stale cache never refuses a pod
+  // that fits. Every try ends by `deadline`. An error fails every op of the batch.
+  std::vector<Result<LedgerOpResult>> ApplyBatch(std::string_view ns,
+                                                 std::span<const LedgerOp* const> ops,
+                                                 Deadline deadline) {
+    auto failAll = [&](const Error& error) {
+      return std::vector<Result<LedgerOpResult>>(ops.size(), std::unexpected(error));
+    };
+    auto succeed = [](std::vector<LedgerOpResult> results) {
+      return std::vector<Result<LedgerOpResult>>(std::make_move_iterator(results.begin()),
+                                                 std::make_move_iterator(results.end()));
+    };
+    const quota::Amounts hard = cache.Limits(ns);
+    std::optional<GpuQuotaRecord> cached = cache.Record(ns);
+    int conflicts = 0;
     for (int attempt = 0; attempt < options.maxConflictRetries; ++attempt) {
-      bool fresh = attempt > 0 || !cached;
-      if (attempt > 0 && options.retry.Now() >= deadline) {
-        return Fail("no time left to charge " + pod.ns + "/" + pod.name + " after " +
-                    std::to_string(attempt) + " conflicting updates of " + RecordPath(pod.ns));
+      const bool fresh = attempt > 0 || !cached;
+      if (conflicts > 0 && !BackOffAfterConflict(conflicts, deadline)) {
+        return failAll(Error{"no time left to write " + RecordPath(ns) + " after " +
+                             std::to_string(conflicts) + " conflicting updates"});
       }
-      Result<GpuQuotaRecord> record = fresh ? ReadRecord(pod.ns, deadline) : std::move(*cached);
-      if (!record) return std::unexpected(record.error());
-      auto answer = TryReserve(std::move(*record), fresh, pod, amounts, hard, dryRun, deadline);
-      if (!answer) return std::unexpected(answer.error());
-      if (*answer) return **answer;
+      Result<GpuQuotaRecord> record = fresh ? ReadRecord(ns, deadline) : std::move(*cached);
+      if (!record) return failAll(record.error());
+      if (!record->problem.empty()) {
+        if (!fresh) continue;
+        return failAll(Error{RecordPath(ns) + " cannot be read: " + record->problem});
+      }
+      BatchContext context{.hard = hard,
+                           .recordBytes = RecordBytes(*record, options.gpuQuotaName, hard),
+                           .maxRecordBytes = options.maxRecordBytes,
+                           .now = Now()};
+      BatchEvaluation batch = EvaluateBatch(*record, ops, context);
+      if (!batch.changed) {
+        if (fresh || !batch.needsFreshRead) return succeed(std::move(batch.results));
+        continue;
+      }
+      Result<Written> written = Write(batch.next, hard, deadline);
+      if (!written) return failAll(written.error());
+      if (*written == Written::kDone) return succeed(std::move(batch.results));
+      ++conflicts;
     }
-    return Fail("gave up charging " + pod.ns + "/" + pod.name + " after " +
-                std::to_string(options.maxConflictRetries) + " conflicting updates of " +
-                RecordPath(pod.ns));
+    return failAll(Error{"gave up writing " + RecordPath(ns) + " after " +
+                         std::to_string(options.maxConflictRetries) + " conflicting updates"});
   }
 
-  // One read-modify-write of Release; nullopt: try again on a fresh read.
-  Result<std::optional<bool>> TryRelease(GpuQuotaRecord record, bool fresh,
-                                         const quota::PodRef& pod, Deadline deadline) {
-    if (!record.problem.empty()) {
-      if (!fresh) return std::optional<bool>{};
-      return Fail(RecordPath(pod.ns) + " cannot be read: " + record.problem);
-    }
-    auto held = record.charges.find(pod.name);
-    if (held == record.charges.end()) return std::optional<bool>(false);
-    record.charges.erase(held);
-    Result<Written> written = Write(record, cache.Limits(pod.ns), deadline);
-    if (!written) return std::unexpected(written.error());
-    if (*written == Written::kConflict) return std::optional<bool>{};
-    return std::optional<bool>(true);
+  // Waits a random share of 5 ms doubling per conflict up to 100 ms; false (no wait) when that
+  // would end at or past `deadline`.
+  bool BackOffAfterConflict(int conflicts, Deadline deadline) const {
+    auto cap =
+        std::min(kFirstConflictBackoff * (1 << std::min(conflicts - 1, 10)), kMaxConflictBackoff);
+    double share = options.retry.jitter ? options.retry.jitter() : UniformShare();
+    auto wait = std::chrono::milliseconds(static_cast<int64_t>(share * cap.count()));
+    if (options.retry.Now() + wait >= deadline) return false;
+    options.retry.sleep ? options.retry.sleep(wait) : std::this_thread::sleep_for(wait);
+    return true;
   }
 
   // The namespace's record brought in line with the pod watch and the limits; written only when
@@ -228,6 +203,18 @@ struct ClusterLedger::State {
     GpuQuotaRecord next = record;
     next.charges = DesiredCharges(record.charges, view.pods, context);
     next.problem.clear();  // a record that cannot be read is rebuilt from the pods
+    if (options.maxRecordBytes > 0 &&
+        RecordBytes(next, options.gpuQuotaName, view.hard) > options.maxRecordBytes) {
+      // No room for the pods running without a charge: write the rest (releases still free
+      // room), say so, and add them on a later pass once there is room.
+      ReconcileContext keepOnly = context;
+      keepOnly.chargeUncharged = false;
+      next.charges = DesiredCharges(record.charges, view.pods, keepOnly);
+      Report("reconciling " + ns + ": GPU pods running without a charge are left uncharged: " +
+             RecordFullMessage(ns, next.charges.size(),
+                               RecordBytes(next, options.gpuQuotaName, view.hard),
+                               options.maxRecordBytes));
+    }
     if (!record.exists() && next.charges.empty()) return;
     if (record.exists() && EncodeGpuQuota(next, options.gpuQuotaName, view.hard) == record.object) {
       return;
@@ -243,9 +230,8 @@ struct ClusterLedger::State {
   Informer quotas;
   Informer records;
 
-  std::mutex locksMu;
-  // guarded by locksMu; one per namespace ever charged here, never erased (a mutex each).
-  std::map<std::string, std::unique_ptr<DeadlineMutex>, std::less<>> namespaceLocks;
+  GroupCommit commits{[this](std::string_view ns, std::span<const LedgerOp* const> ops,
+                             Deadline deadline) { return ApplyBatch(ns, ops, deadline); }};
 
   std::mutex reconcileMu;  // one reconciliation pass at a time
 
@@ -315,9 +301,10 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
   // is or may be set. An unlimited namespace is charged as usual (the record is read from the
   // API, not the cache), so nothing is lost for it.
   if (!Ready() && (!hard.empty() || !state_->quotas.Synced())) return Fail(kNotSynced);
-  Result<quota::ReserveResult> result =
-      state_->ReserveWithRetries(pod, amounts, hard, dryRun, deadline);
-  if (result || !hard.empty()) return result;
+  LedgerOp op{.kind = LedgerOp::Kind::kCharge, .pod = pod, .amounts = amounts, .dryRun = dryRun};
+  Result<LedgerOpResult> result = state_->commits.Submit(pod.ns, op, deadline);
+  if (result) return result->reserve;
+  if (!hard.empty()) return std::unexpected(result.error());
   // Without a limit nothing can be exceeded, so a charge the API would not take is not worth
   // refusing the pod for: the reconciler records it from the pod watch once the API answers.
   state_->Report("charging " + pod.ns + "/" + pod.name +
@@ -327,8 +314,6 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
 
 Result<bool> ClusterLedger::Release(const quota::PodRef& pod, quota::Deadline deadline) {
   if (deadline == quota::kNoDeadline) deadline = options_.retry.Now() + options_.retry.budget;
-  auto lock = state_->LockNamespace(pod.ns, deadline, "to release " + pod.ns + "/" + pod.name);
-  if (!lock) return std::unexpected(lock.error());
   std::optional<GpuQuotaRecord> cached = state_->cache.Record(pod.ns);
   // Trusting the synced cache's "nothing under that name" keeps pod deletes free of API calls.
   // A charge it has not seen yet has no pod either, and the reconciler drops it after the grace.
@@ -336,24 +321,13 @@ Result<bool> ClusterLedger::Release(const quota::PodRef& pod, quota::Deadline de
       (!cached || (cached->problem.empty() && !cached->charges.contains(pod.name)))) {
     return false;
   }
-  for (int attempt = 0; attempt < options_.maxConflictRetries; ++attempt) {
-    bool fresh = attempt > 0 || !cached;
-    if (attempt > 0 && options_.retry.Now() >= deadline) {
-      return Fail("no time left to release " + pod.ns + "/" + pod.name + " after " +
-                  std::to_string(attempt) + " conflicting updates of " +
-                  state_->RecordPath(pod.ns));
-    }
-    Result<GpuQuotaRecord> record =
-        fresh ? state_->ReadRecord(pod.ns, deadline) : std::move(*cached);
-    if (!record) return std::unexpected(record.error());
-    auto released = state_->TryRelease(std::move(*record), fresh, pod, deadline);
-    if (!released) return std::unexpected(released.error());
-    if (*released) return **released;
-  }
-  return Fail("gave up releasing " + pod.ns + "/" + pod.name + " after " +
-              std::to_string(options_.maxConflictRetries) + " conflicting updates of " +
-              state_->RecordPath(pod.ns));
+  Result<LedgerOpResult> result =
+      state_->commits.Submit(pod.ns, {.kind = LedgerOp::Kind::kRelease, .pod = pod}, deadline);
+  if (!result) return std::unexpected(result.error());
+  return result->released;
 }
+
+GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return state_->commits.stats(); }
 
 std::vector<quota::NamespaceUsage> ClusterLedger::Usage(std::string_view onlyNs) const {
   return state_->cache.Usage(onlyNs);

@@ -10,6 +10,8 @@
 // Reserve is a read-check-write of the namespace's GPUQuota guarded by its resourceVersion and
 // retried on 409 Conflict, as the built-in ResourceQuota admission does: two replicas can never
 // both commit against the same usage, so a burst across replicas never admits past a limit.
+// Within a replica, the charges and releases that arrive while a write to their namespace is in
+// flight share the next one (group commit, group_commit.h), each checked in arrival order.
 // A reconciler (each replica; writes are resourceVersion-guarded, so they cannot clobber) drops
 // charges of pods that finished or were deleted, drops charges of pods that never appeared
 // (refused by a later admission step) once they are older than `reservationGrace`, and adds
@@ -26,6 +28,7 @@
 #include <thread>
 
 #include "cluster/api_retry.h"
+#include "cluster/group_commit.h"
 #include "cluster/informer.h"
 #include "cluster/kube_client.h"
 #include "policy/settings.h"
@@ -39,6 +42,10 @@ struct ClusterOptions {
   std::chrono::milliseconds reservationGrace = std::chrono::seconds(60);
   std::chrono::milliseconds reconcileInterval{1000};
   int maxConflictRetries = 20;
+  // A charge that would take its namespace's GPUQuota past this many bytes (as written) is
+  // refused, kRecordFull: etcd refuses requests over 1.5 MiB by default, and the API server's
+  // managedFields and metadata need room beside the status. 0: no bound.
+  size_t maxRecordBytes = 1 << 20;
   // Transient API answers (429, 503, a 500 from etcd) on a charge's or a release's GET, PUT and
   // POST are tried again within a time budget (cluster/api_retry.h). The reconciler does not
   // wait: its next pass tries again.
@@ -74,11 +81,13 @@ class ClusterLedger : public quota::Accounting {
   bool Ready() const override;
 
   // The local ledger's semantics (quota/ledger.h: same uid once, another uid beside, the same
-  // denial message), made a read-check-write of the namespace's GPUQuota: the first try starts
-  // from the watched copy, later ones from a GET; the write is a PUT guarded by the copy's
+  // denial message), made a read-check-write of the namespace's GPUQuota, shared with the other
+  // changes queued for the namespace (group commit): the first try starts from the watched copy,
+  // later ones from a GET after a jittered backoff; the write is a PUT guarded by the copy's
   // resourceVersion (a POST when the record does not exist yet), retried on 409 up to
   // maxConflictRetries. A refusal, a dry run's answer or "already charged" is only given from a
-  // fresh read, never from the watched copy alone. An error (the API unreachable or refusing,
+  // fresh read or alongside a successful guarded write, never from the watched copy alone. A
+  // charge that would take the record past maxRecordBytes is kRecordFull. An error (the API unreachable or refusing,
   // retries exhausted, a record whose status cannot be read) means nothing was charged.
   // Everything is bounded by `deadline` (kNoDeadline: options.retry.budget from now): waiting
   // behind this replica's other writes to the namespace, each API call (its timeout is the time
@@ -96,6 +105,9 @@ class ClusterLedger : public quota::Accounting {
   // From the watched GPUQuota objects and limits: no API call, never blocks on the API.
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
   const quota::QuotaConfig& config() const override { return config_; }
+
+  // How this replica's charges and releases were grouped into writes (group_commit.h).
+  GroupCommit::Stats GroupCommitStats() const;
 
   // One reconciliation pass now (the reconciler thread calls this every reconcileInterval).
   void ReconcileOnce();

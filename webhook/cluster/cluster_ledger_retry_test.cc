@@ -44,7 +44,8 @@ struct Case {
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }  // keeps test names short
 
 // Budget 4 s, backoff 100 ms doubling to 1 s, jitter fixed at half: waits of 75, 150, 300, 600,
-// 750, 750... ms; Retry-After counts whole seconds, capped at 2.
+// 750, 750... ms; Retry-After counts whole seconds, capped at 2. A conflict backs off a random
+// share of 5 ms doubling to 100 ms: 2 ms at half.
 const std::vector<Case> kCases = {
     {"TooManyRequestsWaitsRetryAfter",
      {{.method = "PUT",
@@ -75,7 +76,7 @@ const std::vector<Case> kCases = {
      {{.method = "PUT", .status = 409, .message = "conflict", .reason = "Conflict"},
       {.method = "GET", .pathPrefix = kRecordPath, .status = 503}},
      "charged",
-     "75",
+     "2 75",  // the conflict's backoff (half of 5 ms), then the 503's
      2},
     {"PersistentServiceUnavailableRunsOutOfBudget",
      {{.method = "PUT", .status = 503, .message = "apiserver is shutting down", .count = 100}},
@@ -142,8 +143,10 @@ class ClusterLedgerRetryTest : public ::testing::TestWithParam<Case> {
   }
 
   std::mutex mu_;
-  ApiRetry::SteadyClock::time_point now_{};  // guarded by mu_
-  std::string waits_;                        // guarded by mu_
+  // Starts at the real steady time: deadlines are steady time points, and the waits that are
+  // real (a queued charge's, the client's socket timeouts) compare them with the real clock.
+  ApiRetry::SteadyClock::time_point now_ = ApiRetry::SteadyClock::now();  // guarded by mu_
+  std::string waits_;                                                     // guarded by mu_
 };
 
 TEST_P(ClusterLedgerRetryTest, ChargeAfterTransientAnswers) {

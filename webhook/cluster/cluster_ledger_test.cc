@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "certs/certificates.h"
+#include "cluster/charge_batch.h"
 #include "cluster/gpu_quota_record.h"
 #include "quota/testing.h"
 #include "standin/standin.h"
@@ -410,6 +411,79 @@ TEST_F(ClusterLedgerTest, ApiDownRefusesLimitedNamespacesAndAdmitsTheOthers) {
   EXPECT_TRUE(std::any_of(reported.begin(), reported.end(), [&](const std::string& m) {
     return m.starts_with(wanted);
   })) << ::testing::PrintToString(reported);
+}
+
+// Group commit (group_commit.h): charges that arrive while a write for their namespace is in
+// flight share the next write, each checked in arrival order; one that no longer fits is refused
+// while the others in the same write are charged.
+TEST_F(ClusterLedgerTest, ChargesQueuedBehindAWriteShareOneWriteAndOneThatNoLongerFitsIsRefused) {
+  Replica r = MakeReplica(Limit("team-a", 3));
+  // The namespace's first charge creates its record; the API server holds that write.
+  server_->HoldRequests({.method = "POST", .pathPrefix = "/apis/gpugate.io/"});
+  std::map<std::string, std::string> outcomes;
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  auto charge = [&](const std::string& name, int gpus) {
+    threads.emplace_back([&, name, gpus] {
+      std::string outcome =
+          Outcome(r.ledger->Reserve({"team-a", name, "uid-" + name}, Gpus(gpus), false));
+      std::lock_guard lock(mu);
+      outcomes[name] = outcome;
+    });
+  };
+  charge("first", 1);
+  ASSERT_TRUE(Eventually([&] { return server_->held() == 1; }));
+  // Three more queue behind it, in this order: b fits, c (2 GPUs) no longer does, d does.
+  charge("b", 1);
+  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 1; }));
+  charge("c", 2);
+  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 2; }));
+  charge("d", 1);
+  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 3; }));
+  const int putsBefore = server_->requests("PUT");
+  server_->ReleaseHeld();
+  for (std::thread& t : threads) t.join();
+
+  EXPECT_EQ(outcomes["first"], "charged");
+  EXPECT_EQ(outcomes["b"], "charged");
+  EXPECT_EQ(outcomes["c"],
+            "exceeded quota: team-a, requested: nvidia.com/gpu=2, used: nvidia.com/gpu=2, "
+            "limited: nvidia.com/gpu=3");
+  EXPECT_EQ(outcomes["d"], "charged");
+  EXPECT_EQ(server_->requests("PUT") - putsBefore, 1);  // b, c and d in one write
+  GroupCommit::Stats stats = r.ledger->GroupCommitStats();
+  EXPECT_EQ(stats.batches, 2u);
+  EXPECT_EQ(stats.largest, 3u);
+  json charges = Record("team-a")["status"]["charges"];
+  EXPECT_EQ(charges.size(), 3u) << charges.dump();
+  EXPECT_FALSE(charges.contains("c"));
+  EXPECT_EQ(Record("team-a")["status"]["usedSummary"], "nvidia.com/gpu=3");
+}
+
+// A namespace's GPUQuota is bounded in size (etcd refuses requests over 1.5 MiB): the charge that
+// would take it past the bound is refused with a message saying so, not an opaque API error, and
+// a release makes room again.
+TEST_F(ClusterLedgerTest, AChargeThatWouldOverfillTheRecordIsRefusedSayingSo) {
+  Replica r = MakeReplica({}, {.maxRecordBytes = 1200});
+  int charged = 0;
+  std::string refused;
+  for (int i = 0; i < 100 && refused.empty(); ++i) {
+    std::string name = "worker-" + std::to_string(i);
+    std::string outcome =
+        Outcome(r.ledger->Reserve({"team-a", name, "uid-" + name}, Gpus(1), false));
+    outcome == "charged" ? void(++charged) : void(refused = outcome);
+  }
+  ASSERT_GT(charged, 0);
+  GpuQuotaRecord stored = DecodeGpuQuota(Record("team-a"));
+  const std::string bytes = std::to_string(RecordBytes(stored, "gpugate", {}));
+  EXPECT_EQ(refused, "gpugate cannot record another GPU pod in team-a: its GPUQuota holds " +
+                         std::to_string(charged) + " charges in " + bytes +
+                         " bytes, and one more would pass cluster.maxGpuQuotaBytes (1200; a "
+                         "Kubernetes object must stay under etcd's 1.5 MiB request limit). Room "
+                         "returns as the namespace's GPU pods finish or are deleted");
+  EXPECT_LE(Record("team-a").dump().size(), 1200u);
+  EXPECT_EQ(Outcome(r.ledger->Release({"team-a", "worker-0", "uid-worker-0"})), "released");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "late", "uid-late"}, Gpus(1), false)), "charged");
 }
 
 }  // namespace

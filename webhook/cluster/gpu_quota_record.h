@@ -17,8 +17,6 @@
 // Amounts are decimal strings (quota::FormatMilli / ParseMilli), exact to a thousandth.
 #pragma once
 
-#include "quota/accounting.h"
-
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -27,6 +25,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "quota/accounting.h"
 #include "quota/amounts.h"
 
 namespace gpugate::cluster {

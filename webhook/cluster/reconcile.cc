@@ -21,7 +21,7 @@ ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
       if (Keep(name, charge, pods, context)) out[name].push_back(charge);
     }
   }
-  if (!context.podsFresh) return out;
+  if (!context.podsFresh || !context.chargeUncharged) return out;
   for (const auto& [name, pod] : pods) {
     if (pod.terminal || pod.deleting) continue;
     std::vector<RecordedCharge>& held = out[name];

@@ -14,6 +14,8 @@ struct ReconcileContext {
   std::chrono::milliseconds reservationGrace = std::chrono::seconds(60);
   // The pod watch is live: a pod it does not show does not exist (give or take its lag).
   bool podsFresh = false;
+  // Charge the pods shown running with no charge (false when the record has no room for them).
+  bool chargeUncharged = true;
 };
 
 // From `charges` (the record) and `pods` (the namespace's GPU pods in the watch):
@@ -23,7 +25,8 @@ struct ReconcileContext {
 //     it is older than the grace and the watch is live: that pod was refused after gpugate
 //     admitted it, or went away unseen. Younger, it may still be on its way through the apiserver;
 //   - a pod shown running (not terminal, not being deleted) with no charge is charged, stamped
-//     `now`, when the watch is live: it was admitted while gpugate was down or bypassed.
+//     `now`, when the watch is live and `chargeUncharged`: it was admitted while gpugate was
+//     down or bypassed.
 ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
                          const ReconcileContext& context);
 

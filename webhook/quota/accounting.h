@@ -39,12 +39,16 @@ enum class ReserveOutcome {
   kCharged,         // fits; charged (or, for a dry run, would be charged)
   kAlreadyCharged,  // the same pod (namespace/name and uid) is already charged: nothing added
   kExceeded,        // would go over a limit; nothing charged
+  // The cluster ledger only: the namespace's GPUQuota object is as large as a Kubernetes object
+  // can safely be (cluster.maxGpuQuotaBytes), whatever the limits; nothing charged.
+  kRecordFull,
 };
 
 struct ReserveResult {
   ReserveOutcome outcome = ReserveOutcome::kCharged;
-  // For kExceeded, Kubernetes' wording, naming only the resources that would go over:
-  // "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4,
+  // For kRecordFull, what is full and how room returns. For kExceeded, Kubernetes' wording, naming
+  // only the resources that would go over: "exceeded quota: team-a, requested: nvidia.com/gpu=1,
+  // used: nvidia.com/gpu=4,
   //  limited: nvidia.com/gpu=4"
   std::string message;
 };

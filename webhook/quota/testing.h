@@ -37,6 +37,7 @@ inline std::string Outcome(const Result<ReserveResult>& r) {
     case ReserveOutcome::kAlreadyCharged:
       return "already charged";
     case ReserveOutcome::kExceeded:
+    case ReserveOutcome::kRecordFull:
       return r->message;
   }
   return "?";

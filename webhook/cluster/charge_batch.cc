@@ -1,0 +1,119 @@
+#include "cluster/charge_batch.h"
+
+#include "quota/limit_check.h"
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+using quota::ReserveOutcome;
+
+// What one charge adds to the written record: its list entry, and the pod's key when it is the
+// first charge under that name (`"name":[...],`). Exact for the entry; the derived used and
+// summaries may grow by a few bytes more, which the bound's margin below etcd's limit absorbs.
+size_t ChargeBytes(std::string_view name, const RecordedCharge& charge, bool firstUnderName) {
+  json entry = {{"uid", charge.uid},
+                {"admitted", FormatRfc3339(charge.admitted)},
+                {"amounts", json::object()}};
+  for (const auto& [resource, milli] : charge.amounts) {
+    entry["amounts"][resource] = quota::FormatMilli(milli);
+  }
+  size_t bytes = entry.dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
+  if (firstUnderName)
+    bytes += json(name).dump(-1, ' ', false, json::error_handler_t::replace).size() + 3;
+  return bytes;
+}
+
+size_t CountCharges(const ChargeMap& charges) {
+  size_t n = 0;
+  for (const auto& [name, list] : charges) n += list.size();
+  return n;
+}
+
+struct Applier {
+  const LedgerOp& op;
+  const BatchContext& context;
+  BatchEvaluation& out;
+  size_t& bytes;         // the record's size with the ops so far
+  quota::Amounts& used;  // what `out.next` charges in all
+
+  quota::ReserveResult Charge() {
+    GpuQuotaRecord& record = out.next;
+    if (record.Holds(op.pod.name, op.pod.uid)) return {ReserveOutcome::kAlreadyCharged};
+    std::string excess = quota::ExceededMessage(op.pod.ns, context.hard, used, op.amounts);
+    if (!excess.empty()) return {ReserveOutcome::kExceeded, std::move(excess)};
+    RecordedCharge charge{op.pod.uid, context.now, op.amounts};
+    size_t grows = ChargeBytes(op.pod.name, charge, !record.charges.contains(op.pod.name));
+    if (context.maxRecordBytes > 0 && bytes + grows > context.maxRecordBytes) {
+      return {ReserveOutcome::kRecordFull,
+              RecordFullMessage(op.pod.ns, CountCharges(record.charges), bytes,
+                                context.maxRecordBytes)};
+    }
+    if (!op.dryRun) {
+      for (const auto& [resource, milli] : op.amounts) {
+        int64_t& total = used[resource];
+        if (__builtin_add_overflow(total, milli, &total)) total = INT64_MAX;  // as Used() does
+      }
+      record.charges[op.pod.name].push_back(std::move(charge));
+      bytes += grows;
+      out.changed = true;
+    }
+    return {ReserveOutcome::kCharged};
+  }
+
+  bool Release() {
+    auto held = out.next.charges.find(op.pod.name);
+    if (held == out.next.charges.end()) return false;
+    for (size_t i = 0; i < held->second.size(); ++i) {
+      size_t shrinks = ChargeBytes(held->first, held->second[i], i == 0);
+      bytes = bytes > shrinks ? bytes - shrinks : 0;
+    }
+    out.next.charges.erase(held);
+    used = out.next.Used();
+    out.changed = true;
+    return true;
+  }
+};
+
+}  // namespace
+
+BatchEvaluation EvaluateBatch(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,
+                              const BatchContext& context) {
+  BatchEvaluation out{.next = record};
+  out.results.reserve(ops.size());
+  size_t bytes = context.recordBytes;
+  quota::Amounts used = record.Used();
+  for (const LedgerOp* op : ops) {
+    Applier apply{*op, context, out, bytes, used};
+    LedgerOpResult result;
+    if (op->kind == LedgerOp::Kind::kRelease) {
+      result.released = apply.Release();
+    } else {
+      result.reserve = apply.Charge();
+      // Only a charge actually added is proven by the write; every other answer needs the
+      // record to have been the latest.
+      out.needsFreshRead |= op->dryRun || result.reserve.outcome != ReserveOutcome::kCharged;
+    }
+    out.results.push_back(std::move(result));
+  }
+  return out;
+}
+
+size_t RecordBytes(const GpuQuotaRecord& record, std::string_view name,
+                   const quota::Amounts& hard) {
+  return EncodeGpuQuota(record, name, hard)
+      .dump(-1, ' ', false, json::error_handler_t::replace)
+      .size();
+}
+
+std::string RecordFullMessage(std::string_view ns, size_t charges, size_t recordBytes,
+                              size_t maxRecordBytes) {
+  return "gpugate cannot record another GPU pod in " + std::string(ns) + ": its GPUQuota holds " +
+         std::to_string(charges) + " charges in " + std::to_string(recordBytes) +
+         " bytes, and one more would pass cluster.maxGpuQuotaBytes (" +
+         std::to_string(maxRecordBytes) +
+         "; a Kubernetes object must stay under etcd's 1.5 MiB request limit). Room returns as " +
+         "the namespace's GPU pods finish or are deleted";
+}
+
+}  // namespace gpugate::cluster

@@ -1,0 +1,189 @@
+// One batch of changes against a namespace's record, as the cluster ledger applies it: each
+// checked in order against what the ones before it left.
+#include "cluster/charge_batch.h"
+
+#include <gtest/gtest.h>
+
+#include "quota/amounts.h"
+
+namespace gpugate::cluster {
+namespace {
+
+using quota::kMilli;
+
+const Clock::time_point kNow = Clock::from_time_t(1714564800);  // 2024-05-01T12:00:00Z
+
+// "c:name:gpus" charges, "d:name:gpus" a dry run, "r:name" releases; uid "u-name".
+LedgerOp Op(const std::string& spec) {
+  LedgerOp op;
+  std::string name = spec.substr(2, spec.find(':', 2) - 2);
+  op.pod = {"team-a", name, "u-" + name};
+  if (spec[0] == 'r') {
+    op.kind = LedgerOp::Kind::kRelease;
+    return op;
+  }
+  op.amounts = {{"nvidia.com/gpu", std::stoll(spec.substr(spec.rfind(':') + 1)) * kMilli}};
+  op.dryRun = spec[0] == 'd';
+  return op;
+}
+
+GpuQuotaRecord RecordHolding(const std::vector<std::pair<std::string, int>>& charges) {
+  GpuQuotaRecord record{.ns = "team-a"};
+  record.object = {
+      {"metadata", {{"name", "gpugate"}, {"namespace", "team-a"}, {"resourceVersion", "7"}}}};
+  for (const auto& [name, gpus] : charges) {
+    record.charges[name].push_back({"u-" + name, kNow, {{"nvidia.com/gpu", gpus * kMilli}}});
+  }
+  return record;
+}
+
+// Each op's answer: "charged", "already", "released", "not held", or the message.
+std::string Render(const BatchEvaluation& batch) {
+  std::string out;
+  for (const LedgerOpResult& r : batch.results) {
+    if (!out.empty()) out += " | ";
+    switch (r.reserve.outcome) {
+      case quota::ReserveOutcome::kCharged:
+        out += "charged";
+        break;
+      case quota::ReserveOutcome::kAlreadyCharged:
+        out += "already";
+        break;
+      default:
+        out += r.reserve.message;
+    }
+  }
+  return out;
+}
+
+struct Case {
+  std::string name;
+  std::vector<std::pair<std::string, int>> held;  // the record before the batch
+  std::vector<std::string> ops;
+  int limit;             // nvidia.com/gpu
+  std::string want;      // Render(), releases rendered "charged" (their reserve is unset)
+  std::string wantUsed;  // the record after the batch
+  bool wantChanged;
+  bool wantFreshRead;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+class ChargeBatchTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ChargeBatchTest, AppliesEachChangeInOrder) {
+  const Case& c = GetParam();
+  std::vector<LedgerOp> ops;
+  for (const std::string& spec : c.ops) ops.push_back(Op(spec));
+  std::vector<const LedgerOp*> pointers;
+  for (const LedgerOp& op : ops) pointers.push_back(&op);
+  GpuQuotaRecord record = RecordHolding(c.held);
+  BatchContext context{.hard = {{"nvidia.com/gpu", c.limit * kMilli}}, .now = kNow};
+  BatchEvaluation batch = EvaluateBatch(record, pointers, context);
+  EXPECT_EQ(Render(batch), c.want);
+  EXPECT_EQ(quota::FormatAmounts(batch.next.Used()), c.wantUsed);
+  EXPECT_EQ(batch.changed, c.wantChanged);
+  EXPECT_EQ(batch.needsFreshRead, c.wantFreshRead);
+}
+
+const std::string kFull3 =
+    "exceeded quota: team-a, requested: nvidia.com/gpu=2, used: nvidia.com/gpu=2, limited: "
+    "nvidia.com/gpu=3";
+
+INSTANTIATE_TEST_SUITE_P(
+    Batches, ChargeBatchTest,
+    ::testing::Values(Case{"AllFit",
+                           {},
+                           {"c:a:1", "c:b:1", "c:c:1"},
+                           3,
+                           "charged | charged | charged",
+                           "nvidia.com/gpu=3",
+                           true,
+                           false},
+                      // The second no longer fits after the first; the third, smaller, still does.
+                      Case{"OneThatNoLongerFitsIsRefusedTheOthersCharged",
+                           {},
+                           {"c:a:2", "c:b:2", "c:c:1"},
+                           3,
+                           "charged | exceeded quota: team-a, requested: nvidia.com/gpu=2, used: "
+                           "nvidia.com/gpu=2, limited: nvidia.com/gpu=3 | charged",
+                           "nvidia.com/gpu=3",
+                           true,
+                           true},  // the refusal holds because the guarded write proves the version
+                      Case{"AReleaseEarlierInTheBatchMakesRoom",
+                           {{"old", 3}},
+                           {"r:old", "c:a:3"},
+                           3,
+                           "charged | charged",
+                           "nvidia.com/gpu=3",
+                           true,
+                           false},
+                      Case{"AlreadyChargedNeedsAFreshRead",
+                           {{"a", 1}},
+                           {"c:a:1"},
+                           3,
+                           "already",
+                           "nvidia.com/gpu=1",
+                           false,
+                           true},
+                      Case{"ADryRunIsCheckedNeverAdded",
+                           {},
+                           {"d:a:2", "c:b:2"},
+                           3,
+                           "charged | charged",
+                           "nvidia.com/gpu=2",
+                           true,
+                           true},
+                      Case{"ARefusalAloneNeedsAFreshRead",
+                           {{"a", 2}},
+                           {"c:b:2"},
+                           3,
+                           kFull3,
+                           "nvidia.com/gpu=2",
+                           false,
+                           true},
+                      Case{"ReleasingWhatIsNotHeldChangesNothing",
+                           {{"a", 1}},
+                           {"r:b"},
+                           3,
+                           "charged",
+                           "nvidia.com/gpu=1",
+                           false,
+                           false}),
+    [](const auto& info) { return info.param.name; });
+
+// The record's size bound: a charge that would take it past maxRecordBytes is refused, saying
+// so, whatever the limits; a release frees room for the next.
+TEST(ChargeBatchSize, AChargePastTheRecordBoundIsRefusedAndAReleaseMakesRoom) {
+  GpuQuotaRecord record = RecordHolding({{"a", 1}, {"b", 1}});
+  const quota::Amounts noLimit;
+  const size_t bytes = RecordBytes(record, "gpugate", noLimit);
+  LedgerOp c = Op("c:c:1"), d = Op("c:d:1"), releaseA = Op("r:a");
+  // Room for exactly one more charge like a's.
+  GpuQuotaRecord withC = record;
+  withC.charges["c"].push_back({"u-c", kNow, c.amounts});
+  const size_t oneMore = RecordBytes(withC, "gpugate", noLimit);
+  BatchContext context{
+      .hard = noLimit, .recordBytes = bytes, .maxRecordBytes = oneMore, .now = kNow};
+
+  std::vector<const LedgerOp*> ops = {&c, &d};
+  BatchEvaluation batch = EvaluateBatch(record, ops, context);
+  EXPECT_EQ(Render(batch),
+            "charged | gpugate cannot record another GPU pod in team-a: its GPUQuota holds 3 "
+            "charges in " +
+                std::to_string(oneMore) +
+                " bytes, and one more would pass "
+                "cluster.maxGpuQuotaBytes (" +
+                std::to_string(oneMore) +
+                "; a Kubernetes object must stay under etcd's 1.5 MiB request limit). Room "
+                "returns as the namespace's GPU pods finish or are deleted");
+  EXPECT_EQ(RecordBytes(batch.next, "gpugate", noLimit), oneMore);  // the estimate is exact here
+
+  ops = {&c, &releaseA, &d};
+  batch = EvaluateBatch(record, ops, context);
+  EXPECT_EQ(Render(batch), "charged | charged | charged");
+  EXPECT_LE(RecordBytes(batch.next, "gpugate", noLimit), oneMore);
+}
+
+}  // namespace
+}  // namespace gpugate::cluster
