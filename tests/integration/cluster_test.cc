@@ -334,6 +334,69 @@ TEST(ClusterMode, SlowGpuQuotaWritesAreRefusedBeforeTheCallerGivesUpAndProbesSta
   EXPECT_TRUE(json::parse(res->body)["response"]["allowed"].get<bool>()) << res->body;
 }
 
+// A namespace's GPUQuota record is bounded in size (cluster.maxGpuQuotaBytes, below etcd's 1.5 MiB
+// request limit). When it is full, the next GPU pod is refused with a message saying so, not an
+// opaque API error, and a release makes room again.
+TEST(ClusterMode, ANamespaceWhoseGpuQuotaIsFullRefusesTheNextPodSayingSo) {
+  // A long grace: the record's charges below have no pods, and must stay for the test's length.
+  Cluster cluster(100000, "  reservationGraceSeconds: 600\n  maxGpuQuotaBytes: 65536\n");
+  json charges = json::object();
+  json record = {{"apiVersion", "gpugate.io/v1alpha1"},
+                 {"kind", "GPUQuota"},
+                 {"metadata", {{"name", "gpugate"}}},
+                 {"status", {{"charges", charges}}}};
+  for (int i = 0; record.dump().size() < 63000; ++i) {
+    std::string name = "filler-" + std::to_string(i);
+    record["status"]["charges"][name] = json::array({{{"uid", "uid-" + name},
+                                                      {"admitted", "2026-11-25T12:00:00.000Z"},
+                                                      {"amounts", {{"nvidia.com/gpu", "1"}}}}});
+  }
+  cluster.api().Create("/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas", record);
+  GpugateServer& replica = cluster.AddReplica();
+
+  int admitted = 0;
+  json refusal;
+  for (int i = 0; i < 100 && refusal.is_null(); ++i) {
+    std::string name = "late-" + std::to_string(i);
+    auto res =
+        replica.Client()->Post("/validate", Create(name, "uid-" + name).dump(), "application/json");
+    ASSERT_TRUE(res && res->status == 200);
+    json response = json::parse(res->body)["response"];
+    response["allowed"].get<bool>() ? void(++admitted) : void(refusal = response);
+  }
+  EXPECT_GT(admitted, 0);  // the record had room for a few
+  ASSERT_FALSE(refusal.is_null()) << "never refused";
+  EXPECT_EQ(refusal["status"]["code"], 403);
+  std::string message = refusal["status"]["message"];
+  EXPECT_TRUE(
+      message.starts_with("gpugate cannot record another GPU pod in team-a: its GPUQuota "
+                          "holds "))
+      << message;
+  EXPECT_NE(message.find(" bytes, and one more would pass cluster.maxGpuQuotaBytes (65536; a "
+                         "Kubernetes object must stay under etcd's 1.5 MiB request limit). Room "
+                         "returns as the namespace's GPU pods finish or are deleted"),
+            std::string::npos)
+      << message;
+  EXPECT_LE(cluster.api()
+                .Get("/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate")
+                .dump()
+                .size(),
+            65536u + 200);  // what gpugate wrote, plus the metadata the API server adds
+
+  // A pod deleted frees its charge, and with it room for the next.
+  json old = GpuPod("filler-0", json::array({{{"nvidia.com/gpu", "1"}}}));
+  old["metadata"]["uid"] = "uid-filler-0";
+  json del = MakeReview(nullptr, {.operation = "DELETE", .uid = "del-filler-0"});
+  del["request"]["name"] = "filler-0";
+  del["request"]["oldObject"] = old;
+  auto deleted = replica.Client()->Post("/validate", del.dump(), "application/json");
+  ASSERT_TRUE(deleted && deleted->status == 200);
+  auto res =
+      replica.Client()->Post("/validate", Create("after", "uid-after").dump(), "application/json");
+  ASSERT_TRUE(res && res->status == 200);
+  EXPECT_TRUE(json::parse(res->body)["response"]["allowed"].get<bool>()) << res->body;
+}
+
 TEST(ClusterMode, BeforeTheFirstSyncLimitedNamespacesFailClosed) {
   Cluster cluster(10);
   GpugateServer& replica = cluster.AddUnsyncedReplica();

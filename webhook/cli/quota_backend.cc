@@ -42,8 +42,9 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
     return backend;
   }
   if (!config.quota.stateFile.empty()) {
-    return Fail("quota.stateFile is the local ledger's file and is not used in cluster mode "
-                "(--kubeconfig or cluster.enabled); remove it");
+    return Fail(
+        "quota.stateFile is the local ledger's file and is not used in cluster mode "
+        "(--kubeconfig or cluster.enabled); remove it");
   }
   auto access = ApiAccess(config.cluster);
   if (!access) return std::unexpected(access.error());
@@ -52,6 +53,7 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
   cluster::ClusterOptions options;
   options.reservationGrace = config.cluster.reservationGrace;
   options.reconcileInterval = config.cluster.reconcileInterval;
+  options.maxRecordBytes = static_cast<size_t>(config.cluster.maxGpuQuotaBytes);
   options.onError = [](const std::string& message) {
     transport::LogLine("cluster").Str("error", message).Warn();
   };

@@ -45,6 +45,9 @@ struct ClusterConfig {
   // A connection to the API server idle this long is closed rather than reused: below
   // kube-apiserver's 90 s, so gpugate closes it before the server does.
   std::chrono::milliseconds idleConnectionTimeout = std::chrono::seconds(60);
+  // The most a namespace's GPUQuota object may hold, in bytes as written: a charge that would
+  // take it past this is refused (docs/cluster.md, "How many GPU pods one namespace can hold").
+  int64_t maxGpuQuotaBytes = 1 << 20;
 };
 
 // The HTTPS server's deadlines (docs/configuration.md, "server"). Unset: transport::Tuning's

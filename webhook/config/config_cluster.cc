@@ -13,6 +13,16 @@ Status ReadSeconds(const Cursor& value, std::chrono::milliseconds& out) {
   return value.ReadSeconds(1, 3600, out);
 }
 
+// From 64 KiB (a few hundred charges) to 3 MiB, kube-apiserver's own bound on a request body;
+// past etcd's default 1.5 MiB only where its --max-request-bytes was raised.
+Status ReadRecordBound(const Cursor& value, ClusterConfig& c) {
+  if (auto st = value.ReadPositiveInteger(c.maxGpuQuotaBytes); !st) return st;
+  if (c.maxGpuQuotaBytes < (64 << 10) || c.maxGpuQuotaBytes > (3 << 20)) {
+    return value.Fail("must be from 65536 to 3145728 bytes, got " + value.Describe());
+  }
+  return {};
+}
+
 constexpr Field<ClusterConfig> kClusterFields[] = {
     {"enabled", [](const Cursor& v, ClusterConfig& c) { return v.ReadBool(c.enabled); }},
     {"kubeconfig", [](const Cursor& v, ClusterConfig& c) { return v.ReadString(c.kubeconfig); }},
@@ -27,6 +37,7 @@ constexpr Field<ClusterConfig> kClusterFields[] = {
      [](const Cursor& v, ClusterConfig& c) { return ReadSeconds(v, c.reconcileInterval); }},
     {"idleConnectionTimeout",
      [](const Cursor& v, ClusterConfig& c) { return ReadDuration(v, c.idleConnectionTimeout); }},
+    {"maxGpuQuotaBytes", [](const Cursor& v, ClusterConfig& c) { return ReadRecordBound(v, c); }},
 };
 
 }  // namespace
