@@ -33,6 +33,7 @@ size_t CountCharges(const ChargeMap& charges) {
 struct Applier {
   const LedgerOp& op;
   const BatchContext& context;
+  size_t limit;
   BatchEvaluation& out;
   size_t& bytes;         // the record's size with the ops so far
   quota::Amounts& used;  // what `out.next` charges in all
@@ -44,7 +45,7 @@ struct Applier {
     if (!excess.empty()) return {ReserveOutcome::kExceeded, std::move(excess)};
     RecordedCharge charge{op.pod.uid, context.now, op.amounts};
     size_t grows = ChargeBytes(op.pod.name, charge, !record.charges.contains(op.pod.name));
-    if (context.maxRecordBytes > 0 && bytes + grows > context.maxRecordBytes) {
+    if (limit > 0 && bytes + grows > limit) {
       return {ReserveOutcome::kRecordFull,
               RecordFullMessage(op.pod.ns, CountCharges(record.charges), bytes,
                                 context.maxRecordBytes)};
@@ -77,14 +78,20 @@ struct Applier {
 
 }  // namespace
 
-BatchEvaluation EvaluateBatch(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,
-                              const BatchContext& context) {
+namespace {
+
+// `limit`: the bound the charges' entries are held to (maxRecordBytes, or less to leave room for
+// the derived fields).
+// `estimate`: what the record's size comes to by the entries' count.
+BatchEvaluation EvaluateOnce(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,
+                             const BatchContext& context, size_t limit,
+                             size_t* estimate = nullptr) {
   BatchEvaluation out{.next = record};
   out.results.reserve(ops.size());
   size_t bytes = context.recordBytes;
   quota::Amounts used = record.Used();
   for (const LedgerOp* op : ops) {
-    Applier apply{*op, context, out, bytes, used};
+    Applier apply{*op, context, limit, out, bytes, used};
     LedgerOpResult result;
     if (op->kind == LedgerOp::Kind::kRelease) {
       result.released = apply.Release();
@@ -96,7 +103,25 @@ BatchEvaluation EvaluateBatch(const GpuQuotaRecord& record, std::span<const Ledg
     }
     out.results.push_back(std::move(result));
   }
+  if (estimate) *estimate = bytes;
   return out;
+}
+
+}  // namespace
+
+BatchEvaluation EvaluateBatch(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,
+                              const BatchContext& context) {
+  size_t estimate = 0;
+  BatchEvaluation out = EvaluateOnce(record, ops, context, context.maxRecordBytes, &estimate);
+  if (context.maxRecordBytes == 0 || !out.changed) return out;
+  // Charges are counted by their entries; the derived used and summaries can grow by a few
+  // bytes more. Measure the record, and if that took it past the bound, redo the batch with the
+  // entries held below it by what the derived fields grew.
+  size_t bytes = RecordBytes(out.next, context.name, context.hard);
+  if (bytes <= context.maxRecordBytes) return out;
+  size_t grown = bytes > estimate ? bytes - estimate : 0;
+  return EvaluateOnce(record, ops, context,
+                      context.maxRecordBytes - std::min(grown, context.maxRecordBytes - 1));
 }
 
 size_t RecordBytes(const GpuQuotaRecord& record, std::string_view name,

@@ -13,6 +13,7 @@
 namespace gpugate::cluster {
 
 struct BatchContext {
+  std::string_view name;      // the record's object name, for a record not written yet
   quota::Amounts hard;        // the namespace's limits
   size_t recordBytes = 0;     // the record's size as written now (RecordBytes)
   size_t maxRecordBytes = 0;  // no charge may take it past this; 0: no bound
@@ -32,7 +33,8 @@ struct BatchEvaluation {
 // Applies `ops` in order, each against the record as the ones before it left it: a charge of a
 // pod already held (same name and uid) is kAlreadyCharged; one that would pass a limit in `hard`
 // is kExceeded, with Kubernetes' message, and changes nothing; one that would take the record
-// past maxRecordBytes is kRecordFull, saying so, and changes nothing; a dry run is checked,
+// past maxRecordBytes (as EncodeGpuQuota writes it, exactly) is kRecordFull, saying so, and
+// changes nothing; a dry run is checked,
 // never added; a release removes every charge under the pod's name.
 BatchEvaluation EvaluateBatch(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,
                               const BatchContext& context);

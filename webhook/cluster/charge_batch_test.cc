@@ -185,5 +185,30 @@ TEST(ChargeBatchSize, AChargePastTheRecordBoundIsRefusedAndAReleaseMakesRoom) {
   EXPECT_LE(RecordBytes(batch.next, "gpugate", noLimit), oneMore);
 }
 
+// The bound holds exactly, though a charge's entry is not all it adds: here the tenth GPU also
+// lengthens status.used and the summaries ("9" to "10"), which its entry alone would not show.
+TEST(ChargeBatchSize, TheBoundCountsWhatTheDerivedFieldsAddToo) {
+  std::vector<std::pair<std::string, int>> nine;
+  for (int i = 0; i < 9; ++i) nine.emplace_back("p" + std::to_string(i), 1);
+  GpuQuotaRecord record = RecordHolding(nine);
+  GpuQuotaRecord ten = record;
+  LedgerOp tenth = Op("c:p9:1");
+  ten.charges["p9"].push_back({"u-p9", kNow, tenth.amounts});
+  const quota::Amounts noLimit;
+  BatchContext context{.hard = noLimit,
+                       .recordBytes = RecordBytes(record, "gpugate", noLimit),
+                       .maxRecordBytes = RecordBytes(ten, "gpugate", noLimit) - 1,
+                       .now = kNow};
+  std::vector<const LedgerOp*> ops = {&tenth};
+  BatchEvaluation batch = EvaluateBatch(record, ops, context);
+  EXPECT_EQ(batch.results[0].reserve.outcome, quota::ReserveOutcome::kRecordFull);
+  EXPECT_FALSE(batch.changed);
+
+  context.maxRecordBytes += 1;  // exactly the ten charges' size: fits
+  batch = EvaluateBatch(record, ops, context);
+  EXPECT_EQ(batch.results[0].reserve.outcome, quota::ReserveOutcome::kCharged);
+  EXPECT_EQ(RecordBytes(batch.next, "gpugate", noLimit), context.maxRecordBytes);
+}
+
 }  // namespace
 }  // namespace gpugate::cluster

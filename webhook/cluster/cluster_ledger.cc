@@ -165,7 +165,8 @@ struct ClusterLedger::State {
         if (!fresh) continue;
         return failAll(Error{RecordPath(ns) + " cannot be read: " + record->problem});
       }
-      BatchContext context{.hard = hard,
+      BatchContext context{.name = options.gpuQuotaName,
+                           .hard = hard,
                            .recordBytes = RecordBytes(*record, options.gpuQuotaName, hard),
                            .maxRecordBytes = options.maxRecordBytes,
                            .now = Now()};
