@@ -6,7 +6,7 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load soak-load soak format clean \
+.PHONY: all deps build test run certs install bench bench-micro bench-load bench-burst soak-load soak format clean \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl
 
 all: build
@@ -101,6 +101,14 @@ bench-micro: deps
 bench-load:
 	@bash tools/install-deps.sh bench
 	JOBS=$(JOBS) bash bench/load/run.sh load
+
+# Bursts of GPU pod creates through 2 cluster-mode replicas against the stand-in API server with
+# 10 ms writes (bench/cluster/burst_bench.cc). BASELINE=another gpugate binary (an earlier
+# commit's build) runs beside it in the same run; PODS, RUNS, REPLICAS, WRITE_LATENCY_MS narrow it.
+bench-burst: deps
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF
+	cmake --build build-bench -j$(JOBS) --target gpugate gpugate_burst
+	build-bench/bench/gpugate_burst build-bench/webhook/gpugate $(BASELINE)
 
 # gpugate under 256 connections for DURATION (300 s), its RSS every 5 s in bench/results/soak.csv.
 soak-load:
