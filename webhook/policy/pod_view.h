@@ -78,6 +78,21 @@ struct TolerationView {
   std::string_view effect;  // "" matches every effect
 };
 
+// One requirement of a node selector term: key, operator (In, NotIn, Exists, DoesNotExist, Gt,
+// Lt) and values, as in spec.affinity.nodeAffinity.
+struct NodeRequirementView {
+  std::string_view key;
+  std::string_view op;
+  std::vector<std::string_view> values;
+};
+
+// A term of requiredDuringSchedulingIgnoredDuringExecution: its matchExpressions, all of which
+// must hold. `onFields`: it also has matchFields (on the node's name), which no label decides.
+struct NodeSelectorTermView {
+  std::vector<NodeRequirementView> expressions;
+  bool onFields = false;
+};
+
 struct PodSpecView {
   std::string path;     // dotted field path for messages: "spec", "spec.template.spec"
   std::string pointer;  // RFC 6901 pointer to the pod spec: "/spec"
@@ -91,6 +106,13 @@ struct PodSpecView {
   std::string_view nodeName;
   bool hasTolerations = false;  // the field exists (possibly empty) in the object
   std::vector<TolerationView> tolerations;
+  bool hasNodeSelector = false;  // spec.nodeSelector exists as an object
+  std::vector<std::pair<std::string_view, std::string_view>> nodeSelector;  // sorted by key
+  // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: a node must
+  // match one of the terms. `hasRequiredNodeAffinity`: the field is set, so even an empty list
+  // of terms constrains (Kubernetes then matches no node).
+  bool hasRequiredNodeAffinity = false;
+  std::vector<NodeSelectorTermView> requiredNodeTerms;
   bool hasAnnotations = false;  // metadata.annotations exists as an object
   std::vector<std::pair<std::string_view, std::string_view>> annotations;  // sorted by key
   // Keeps alive what the string_views above point into; shared by every copy.

@@ -94,6 +94,24 @@ class PodBuilder {
     pod_.nodeName = Keep(std::move(name));
     return *this;
   }
+  PodBuilder& NodeSelector(std::string key, std::string value) {
+    pod_.hasNodeSelector = true;
+    pod_.nodeSelector.emplace_back(Keep(std::move(key)), Keep(std::move(value)));
+    return *this;
+  }
+  // Adds a required node affinity term; each expression is {key, operator, values...}.
+  PodBuilder& NodeTerm(const std::vector<std::vector<std::string>>& expressions,
+                       bool onFields = false) {
+    pod_.hasRequiredNodeAffinity = true;
+    NodeSelectorTermView term{.onFields = onFields};
+    for (const auto& e : expressions) {
+      NodeRequirementView r{.key = Keep(e.at(0)), .op = Keep(e.at(1))};
+      for (size_t i = 2; i < e.size(); ++i) r.values.push_back(Keep(e[i]));
+      term.expressions.push_back(std::move(r));
+    }
+    pod_.requiredNodeTerms.push_back(std::move(term));
+    return *this;
+  }
 
   PodSpecView Build() const {
     PodSpecView pod = pod_;
@@ -107,6 +125,7 @@ class PodBuilder {
         pod.containers.begin(), pod.containers.end(),
         [](const ContainerView& a, const ContainerView& b) { return a.kind < b.kind; });
     std::stable_sort(pod.annotations.begin(), pod.annotations.end());
+    std::stable_sort(pod.nodeSelector.begin(), pod.nodeSelector.end());
     return pod;
   }
 

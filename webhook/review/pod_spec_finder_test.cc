@@ -166,6 +166,17 @@ TEST(PodSpecFinder, KubernetesFixturesReadEveryContainerKind) {
       EXPECT_EQ(pod.tolerations[0].effect, "effectValue");
       EXPECT_TRUE(pod.hasAnnotations);
       EXPECT_EQ(pod.Annotation("annotationsKey"), "annotationsValue");
+      EXPECT_TRUE(pod.hasNodeSelector);
+      EXPECT_EQ(pod.nodeSelector, (std::vector<std::pair<std::string_view, std::string_view>>{
+                                      {"nodeSelectorKey", "nodeSelectorValue"}}));
+      EXPECT_TRUE(pod.hasRequiredNodeAffinity);
+      ASSERT_EQ(pod.requiredNodeTerms.size(), 1u);
+      EXPECT_TRUE(pod.requiredNodeTerms[0].onFields);
+      ASSERT_EQ(pod.requiredNodeTerms[0].expressions.size(), 1u);
+      const policy::NodeRequirementView& r = pod.requiredNodeTerms[0].expressions[0];
+      EXPECT_EQ(r.key, "keyValue");
+      EXPECT_EQ(r.op, "operatorValue");
+      EXPECT_EQ(r.values, (std::vector<std::string_view>{"valuesValue"}));
     }
   }
 }
@@ -315,6 +326,18 @@ TEST(PodSpecFinder, ShapeErrors) {
         "spec.containers[0].env: must be array, got object",
         "spec.containers[0].securityContext.privileged: must be boolean, got string",
         "spec.schedulerName: must be string, got number"}},
+      {"scheduling constraints of the wrong types",
+       R"({"spec":{"nodeSelector":{"a":"1","b":2},"affinity":{"nodeAffinity":
+           {"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
+           "t",{"matchExpressions":[{"key":"k","operator":"In","values":["v",3]}]}]}}},
+           "containers":[{"name":"a"}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{} requests{} env{})"},
+       {"spec.nodeSelector.b: must be string, got number",
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+        "nodeSelectorTerms[0]: must be object, got string",
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+        "nodeSelectorTerms[1].matchExpressions[0].values[1]: must be string, got number"}},
       {"a quantity of the wrong JSON type is kept for the rules to name",
        R"({"spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":{"n":1},"x/y":true}}}]}})",
        {"spec /spec |  "},

@@ -179,6 +179,51 @@ class SpecReader {
     });
   }
 
+  // spec.nodeSelector: label -> value. Views iterate members in key order, so it comes out sorted.
+  void NodeSelector(Found map, const FieldPath& spec, policy::PodSpecView& view) {
+    map = Typed(map, "nodeSelector", JsonType::kObject, spec);
+    view.hasNodeSelector = map.has_value();
+    if (!map) return;
+    const FieldPath at{.parent = &spec, .field = "nodeSelector"};
+    json_.ForEachMember(*map, [&](std::string_view key, Value value) {
+      std::string_view label = String(value, key, at);
+      if (json_.Type(value) == JsonType::kString) view.nodeSelector.emplace_back(key, label);
+    });
+  }
+
+  // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.
+  void RequiredNodeAffinity(Found affinity, const FieldPath& spec, policy::PodSpecView& view) {
+    affinity = Typed(affinity, "affinity", JsonType::kObject, spec);
+    if (!affinity) return;
+    const FieldPath a{.parent = &spec, .field = "affinity"};
+    Found node = Typed(json_.Find(*affinity, "nodeAffinity"), "nodeAffinity", JsonType::kObject, a);
+    if (!node) return;
+    const FieldPath n{.parent = &a, .field = "nodeAffinity"};
+    constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
+    Found required = Typed(json_.Find(*node, kRequired), kRequired, JsonType::kObject, n);
+    if (!required) return;
+    view.hasRequiredNodeAffinity = true;
+    const FieldPath r{.parent = &n, .field = kRequired};
+    Found terms =
+        Typed(json_.Find(*required, "nodeSelectorTerms"), "nodeSelectorTerms", JsonType::kArray, r);
+    if (!terms) return;
+    json_.ForEachItem(*terms, [&](size_t i, Value t) {
+      const FieldPath at{.parent = &r, .field = "nodeSelectorTerms", .index = i};
+      if (!IsObject(t, at)) return;
+      static constexpr std::array<std::string_view, 2> kKeys = {"matchExpressions", "matchFields"};
+      const auto [expressions, fields] = json_.FindAll(t, kKeys);
+      policy::NodeSelectorTermView term;
+      term.onFields = fields && json_.Type(*fields) == JsonType::kArray;
+      if (Found list = Typed(expressions, "matchExpressions", JsonType::kArray, at)) {
+        json_.ForEachItem(*list, [&](size_t j, Value e) {
+          const FieldPath ep{.parent = &at, .field = "matchExpressions", .index = j};
+          if (IsObject(e, ep)) term.expressions.push_back(Requirement(e, ep));
+        });
+      }
+      view.requiredNodeTerms.push_back(std::move(term));
+    });
+  }
+
   // Views iterate members in key order, so the annotations come out sorted.
   void Annotations(Value metadata, policy::PodSpecView& view) {
     const FieldPath at{.root = &view.metadataPath};
@@ -196,6 +241,26 @@ class SpecReader {
   }
 
  private:
+  policy::NodeRequirementView Requirement(Value e, const FieldPath& at) {
+    static constexpr std::array<std::string_view, 3> kKeys = {"key", "operator", "values"};
+    const auto [key, op, values] = json_.FindAll(e, kKeys);
+    policy::NodeRequirementView out{.key = String(key, "key", at),
+                                    .op = String(op, "operator", at)};
+    if (Found list = Typed(values, "values", JsonType::kArray, at)) {
+      const FieldPath vp{.parent = &at, .field = "values"};
+      json_.ForEachItem(*list, [&](size_t k, Value v) {
+        const FieldPath item{.parent = &vp, .index = k};
+        if (json_.Type(v) == JsonType::kString) {
+          out.values.push_back(json_.String(v));
+        } else {
+          errors_.push_back(
+              {item.Spell(), "must be string, got " + std::string(JsonTypeName(json_.Type(v)))});
+        }
+      });
+    }
+    return out;
+  }
+
   bool IsObject(Value v, const FieldPath& path) {
     const JsonType type = json_.Type(v);
     if (type == JsonType::kObject) return true;
@@ -261,9 +326,9 @@ policy::PodSpecView ReadPodSpec(const View& json, const Pending<typename View::V
   using Value = typename View::Value;
   policy::PodSpecView view{.path = std::move(loc.path), .pointer = std::move(loc.pointer)};
   const FieldPath at{.root = &view.path};
-  static constexpr std::array<std::string_view, 6> kKeys = {
-      "initContainers", "containers", "ephemeralContainers",
-      "schedulerName",  "nodeName",   "tolerations"};
+  static constexpr std::array<std::string_view, 8> kKeys = {
+      "initContainers", "containers",  "ephemeralContainers", "schedulerName",
+      "nodeName",       "tolerations", "nodeSelector",        "affinity"};
   const auto found = json.FindAll(p.node, kKeys);
   static constexpr policy::ContainerKind kKinds[] = {policy::ContainerKind::kInit,
                                                      policy::ContainerKind::kRegular,
@@ -280,6 +345,8 @@ policy::PodSpecView ReadPodSpec(const View& json, const Pending<typename View::V
   view.hasSchedulerName = found[3] && json.Type(*found[3]) == JsonType::kString;
   view.nodeName = reader.String(found[4], "nodeName", at);
   reader.Tolerations(found[5], at, view);
+  reader.NodeSelector(found[6], at, view);
+  reader.RequiredNodeAffinity(found[7], at, view);
   // A pod spec's metadata is its sibling: {metadata, spec} in a Pod or a pod template.
   if (p.parent && loc.key == "spec") {
     std::optional<Value> m = json.Find(*p.parent, "metadata");
