@@ -249,7 +249,8 @@ TEST(ParseConfig, QuotaErrors) {
       {"quota: [stateFile]\n", "gpugate.yaml:1: quota: must be a map, got a list"},
       {"quota:\n", "gpugate.yaml:1: quota: must be a map, got null"},
       {"quota:\n  statefile: /x\n",
-       "gpugate.yaml:2: quota.statefile: unknown key (known: stateFile, namespaces, weights)"},
+       "gpugate.yaml:2: quota.statefile: unknown key (known: stateFile, namespaces, weights, "
+       "flavors, defaultFlavors)"},
       {"quota:\n  stateFile: [/x]\n",
        "gpugate.yaml:2: quota.stateFile: must be a string, got a list"},
       {"quota:\n  namespaces: [team-a]\n",

@@ -17,12 +17,14 @@ using quota::Amounts;
 constexpr std::string_view kLimitWhat = "a non-negative number with at most 3 decimals";
 constexpr std::string_view kWeightWhat = "a positive number with at most 3 decimals";
 
-// The section while it is read. Limits may name figures from `weights`, which may come later in
-// the file, so `namespaces` is kept as a cursor and read once the rest of the section is known.
+// The section while it is read. Limits may name figures from `weights` and flavors from
+// `flavors`, which may come later in the file, so `namespaces` (and `defaultFlavors`) are kept as
+// cursors and read once the rest of the section is known.
 struct QuotaSection {
   const policy::Settings& settings;
   quota::QuotaConfig quota;
   std::optional<Cursor> namespaces;
+  std::optional<Cursor> defaultFlavors;
 };
 
 // An unquoted decimal with at most three fractional digits, in milli-units. Quoted numbers are
@@ -91,13 +93,28 @@ Status ReadWeights(const Cursor& value, QuotaSection& s) {
 
 // --- namespaces ---
 
+// "resource@flavor": the flavor must be one of quota.flavors.
+Status CheckFlavor(const Cursor& keyAt, const std::string& name, const QuotaSection& s,
+                   std::string_view flavor) {
+  for (const policy::Flavor& f : s.quota.flavors) {
+    if (f.name == flavor) return {};
+  }
+  return keyAt.Fail("names flavor " + JsonQuote(std::string(flavor)) +
+                    ", which quota.flavors does not define, in " + JsonQuote(name));
+}
+
 Status ReadLimits(const Cursor& value, const QuotaSection& s, Amounts& out) {
   Amounts limits;
   auto st = VisitEntries(
       value, [&](const std::string& name, const Cursor& keyAt, const Cursor& limit) -> Status {
-        if (!s.quota.weights.contains(name)) {
+        std::string resource = name;
+        if (auto flavored = policy::SplitFlavored(name)) {
+          if (auto st = CheckFlavor(keyAt, name, s, flavored->second); !st) return st;
+          resource = std::string(flavored->first);
+        }
+        if (!s.quota.weights.contains(resource)) {
           auto st = CheckManagedResource(
-              keyAt, name, s.settings,
+              keyAt, resource, s.settings,
               "a resource gpugate manages (see resources) or a figure from quota.weights");
           if (!st) return st;
         }
@@ -129,6 +146,12 @@ constexpr Field<QuotaSection> kQuotaFields[] = {
        return Status{};
      }},
     {"weights", ReadWeights},
+    {"flavors", [](const Cursor& v, QuotaSection& s) { return ReadFlavors(v, s.quota.flavors); }},
+    {"defaultFlavors",
+     [](const Cursor& v, QuotaSection& s) {
+       s.defaultFlavors = v;
+       return Status{};
+     }},
 };
 
 }  // namespace
@@ -136,6 +159,11 @@ constexpr Field<QuotaSection> kQuotaFields[] = {
 Status ReadQuota(const Cursor& value, Config& out) {
   QuotaSection section{.settings = out.policy};
   if (auto st = ReadFields(value, kQuotaFields, section); !st) return st;
+  if (section.defaultFlavors) {
+    auto st = ReadDefaultFlavors(*section.defaultFlavors, section.quota.flavors,
+                                 section.quota.defaultFlavors);
+    if (!st) return st;
+  }
   if (section.namespaces) {
     if (auto st = ReadNamespaces(*section.namespaces, section); !st) return st;
   }

@@ -28,4 +28,9 @@ Status ReadCluster(const Cursor& value, Config& out);
 // other section (`out.policy` is complete), whatever the order of keys in the file.
 Status ReadQuota(const Cursor& value, Config& out);
 
+// config_flavors.cc: quota.flavors, and quota.defaultFlavors naming them.
+Status ReadFlavors(const Cursor& value, std::vector<policy::Flavor>& out);
+Status ReadDefaultFlavors(const Cursor& value, const std::vector<policy::Flavor>& flavors,
+                          std::map<std::string, std::string, std::less<>>& out);
+
 }  // namespace gpugate::config

@@ -99,6 +99,16 @@ Amounts PodCharge(const policy::PodSpecView& pod, const policy::Settings& settin
   // Figure names never collide with managed resources (the config refuses that).
   charge.merge(figures);
   std::erase_if(charge, [](const auto& entry) { return entry.second == 0; });
+  // A pinned pod counts again for every flavor it may run on, so that whichever node it lands
+  // on, that flavor's use includes it.
+  if (charge.empty() || config.flavors.empty()) return charge;
+  policy::FlavorPin pin = policy::PodFlavors(pod, config.flavors);
+  if (!pin.pinned) return charge;
+  Amounts flavored;
+  for (const std::string& flavor : pin.flavors) {
+    for (const auto& [name, milli] : charge) flavored[policy::FlavoredName(name, flavor)] = milli;
+  }
+  charge.merge(flavored);
   return charge;
 }
 

@@ -14,7 +14,9 @@ namespace gpugate::quota {
 //       max over init containers i of (request of i + sidecars declared before i))
 // Ephemeral containers are not counted (Kubernetes gives them no resources). Invalid quantities
 // are skipped (validation refuses them first). Then every weighted figure in `config.weights`
-// is added: sum of weight * effective request. Zero entries are left out.
+// is added: sum of weight * effective request. Zero entries are left out. A pod pinned to GPU
+// flavors (policy::PodFlavors over `config.flavors`) is charged every entry once more for each
+// flavor it may run on, as "nvidia.com/gpu@a100"; an unpinned pod, for none.
 Amounts PodCharge(const policy::PodSpecView& pod, const policy::Settings& settings,
                   const QuotaConfig& config);
 

@@ -231,5 +231,55 @@ TEST(PodCharge, OnlyTheConfiguredResourcesAreManaged) {
   EXPECT_EQ(Render(PodCharge(pod, settings, {})), "example.com/fpga=2000");
 }
 
+// Pinned pods count again per flavor they may run on; unpinned ones and non-GPU pods do not.
+TEST(PodCharge, PinnedPodsAreChargedPerFlavor) {
+  QuotaConfig config = GpuEquivalents();
+  config.flavors = {
+      {.name = "a100", .nodeLabels = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}}},
+      {.name = "t4", .nodeLabels = {{"nvidia.com/gpu.product", "Tesla-T4"}}},
+  };
+  struct Case {
+    std::string name;
+    PodSpecView pod;
+    std::string want;
+  } cases[] = {
+      {"one flavor",
+       PodBuilder()
+           .Container("a")
+           .Gpu("nvidia.com/gpu", "2")
+           .NodeSelector("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB")
+           .Build(),
+       "gpu-equivalents=2000,gpu-equivalents@a100=2000,nvidia.com/gpu=2000,"
+       "nvidia.com/gpu@a100=2000"},
+      {"either of two: counted against both",
+       PodBuilder()
+           .Container("a")
+           .Gpu("nvidia.com/gpu", "1")
+           .NodeTerm({{"nvidia.com/gpu.product", "In", "Tesla-T4", "NVIDIA-A100-SXM4-80GB"}})
+           .Build(),
+       "gpu-equivalents=1000,gpu-equivalents@a100=1000,gpu-equivalents@t4=1000,"
+       "nvidia.com/gpu=1000,nvidia.com/gpu@a100=1000,nvidia.com/gpu@t4=1000"},
+      {"a model no flavor names",
+       PodBuilder()
+           .Container("a")
+           .Gpu("nvidia.com/gpu", "1")
+           .NodeSelector("nvidia.com/gpu.product", "NVIDIA-L4")
+           .Build(),
+       "gpu-equivalents=1000,nvidia.com/gpu=1000"},
+      {"not pinned", PodBuilder().Container("a").Gpu("nvidia.com/gpu", "1").Build(),
+       "gpu-equivalents=1000,nvidia.com/gpu=1000"},
+      {"pinned, but no GPU",
+       PodBuilder()
+           .Container("a")
+           .Request("cpu", "1")
+           .NodeSelector("nvidia.com/gpu.product", "Tesla-T4")
+           .Build(),
+       ""},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(Render(PodCharge(c.pod, Settings{}, config)), c.want) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace gpugate::quota
