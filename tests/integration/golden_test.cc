@@ -1,7 +1,9 @@
 // Golden AdmissionReview files: tests/testdata/<route>/<case>.request.json is sent through the
 // codec and the handler; the response (with its JSON Patch decoded for reading) must equal
-// <case>.golden.json. An optional <case>.config.yaml configures the handler.
-// UPDATE_GOLDEN=1 rewrites the golden files; a golden file without a request fails.
+// <case>.golden.json. An optional <case>.config.yaml configures the handler; cases named
+// "<group>--<case>" share <group>.config.yaml (beside them, or in tests/testdata/). A config with a
+// quota section gives the handler a local ledger in memory, empty for each case. UPDATE_GOLDEN=1
+// rewrites the golden files; a golden file without a request fails.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include "admission/handler.h"
 #include "config/config.h"
 #include "gpugate_process.h"
+#include "quota/ledger.h"
 #include "review/admission_review.h"
 #include "review_builder.h"
 #include "test_paths.h"
@@ -36,20 +39,29 @@ std::string CaseName(const fs::path& p, std::string_view suffix) {
   return name.substr(0, name.size() - suffix.size());
 }
 
-policy::Settings SettingsFor(const fs::path& dir, const std::string& name) {
+config::Config ConfigFor(const fs::path& dir, const std::string& name) {
   fs::path yaml = dir / (name + ".config.yaml");
+  if (size_t group = name.find("--"); !fs::exists(yaml) && group != std::string::npos) {
+    yaml = dir / (name.substr(0, group) + ".config.yaml");
+    if (!fs::exists(yaml)) yaml = dir.parent_path() / (name.substr(0, group) + ".config.yaml");
+  }
   if (!fs::exists(yaml)) return {};
   auto cfg = config::LoadConfigFile(yaml.string());
   EXPECT_TRUE(cfg) << cfg.error().message;
-  return cfg ? cfg->policy : policy::Settings{};
+  return cfg ? *cfg : config::Config{};
 }
+
+bool HasQuota(const quota::QuotaConfig& q) { return !q.limits.empty() || !q.flavors.empty(); }
 
 // What a reader compares: the response review, plus its patch decoded.
 std::string Render(const std::string& route, const fs::path& dir, const std::string& name) {
   std::string body = ReadFile((dir / (name + std::string(kRequestSuffix))).string());
   auto request = review::DecodeReview(body);
   if (!request) return "decode error: " + request.error().message + "\n";
-  admission::Handler handler(SettingsFor(dir, name), /*ledger=*/nullptr);
+  config::Config cfg = ConfigFor(dir, name);
+  quota::Ledger ledger(cfg.quota, /*journal=*/nullptr);
+  EXPECT_TRUE(ledger.Open());
+  admission::Handler handler(cfg.policy, HasQuota(cfg.quota) ? &ledger : nullptr);
   review::Decision d = route == "mutate" ? handler.Mutate(*request) : handler.Validate(*request);
   json response = json::parse(review::EncodeResponse(*request, d));
   json out = {{"response", response}, {"decodedPatch", DecodedPatch(response)}};
@@ -70,7 +82,7 @@ TEST(Golden, ReviewsMatchGoldenFiles) {
             << route << "/" << file << " has no request file";
         continue;
       }
-      if (!EndsWith(file, kRequestSuffix)) continue;
+      if (!EndsWith(file, kRequestSuffix)) continue;  // a request, or a shared config
       std::string name = CaseName(entry.path(), kRequestSuffix);
       fs::path golden = dir / (name + std::string(kGoldenSuffix));
       std::string got = Render(route, dir, name);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "admission/flavor_check.h"
 #include "admission/rule_check.h"
 #include "policy/mutation.h"
 #include "quota/pod_charge.h"
@@ -51,6 +52,15 @@ review::Decision Handler::Validate(const review::AdmissionRequest& request) cons
   }
   if (auto decided = Check(request)) return *decided;
   if (ledger_ && IsPodResource(request) && request.operation == "CREATE") return Charge(request);
+  if (ledger_ && !request.IsPod() && !ledger_->config().flavors.empty()) {
+    // A workload: its pods would be refused for pinning no GPU flavor, so refuse it now.
+    for (const policy::PodSpecView& spec : request.object.podSpecs) {
+      bool charged = !quota::PodCharge(spec, settings_, ledger_->config()).empty();
+      if (auto refused = UnpinnedRefusal(spec, request.ns, charged, false, *ledger_)) {
+        return *refused;
+      }
+    }
+  }
   return review::Allowed(request.object.podSpecs.empty() ? "no-pod-spec" : "valid");
 }
 
@@ -63,6 +73,7 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request) const 
   if (!spec) return review::Allowed("valid");
   quota::Amounts amounts = quota::PodCharge(*spec, settings_, ledger_->config());
   if (amounts.empty()) return review::Allowed("valid");  // not a GPU pod: nothing to account
+  if (auto refused = UnpinnedRefusal(*spec, request.ns, true, true, *ledger_)) return *refused;
   quota::PodRef pod{request.ns,
                     request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
                     request.objectMeta.uid};
@@ -127,6 +138,10 @@ review::Decision Handler::Mutate(const review::AdmissionRequest& request) const 
   const policy::PodSpecView* spec = PodSpec(request);
   if (!spec) return review::Allowed("no-pod-spec");
   policy::MutationPlan plan = policy::PlanMutation(*spec, settings_);
+  if (ledger_ && !ledger_->config().defaultFlavors.empty() &&
+      !quota::PodCharge(*spec, settings_, ledger_->config()).empty()) {
+    plan.addNodeSelector = DefaultFlavorPin(*spec, request.ns, ledger_->config());
+  }
   if (plan.Empty()) return review::Allowed("unchanged");
   return review::Patched("patched", review::BuildPatch(*spec, plan));
 }

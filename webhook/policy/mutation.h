@@ -16,8 +16,13 @@ struct MutationPlan {
   std::vector<TolerationView> addTolerations;  // in order: per resource (sorted), then configured
   std::optional<std::string> schedulerName;    // set spec.schedulerName to this
   std::optional<std::string> coreLimit;        // set the tencent.com/vcuda-core-limit annotation
+  // Node labels to add to spec.nodeSelector: the namespace's default GPU flavor, for a GPU pod
+  // that pins none (admission/flavor_check.h).
+  std::vector<std::pair<std::string, std::string>> addNodeSelector;
 
-  bool Empty() const { return addTolerations.empty() && !schedulerName && !coreLimit; }
+  bool Empty() const {
+    return addTolerations.empty() && !schedulerName && !coreLimit && addNodeSelector.empty();
+  }
 };
 
 // Plans the mutation of one Pod's spec. A pod that requests no managed resource gets an empty

@@ -82,6 +82,32 @@ void PatchCoreLimit(const policy::PodSpecView& pod, const std::string& value, Pa
   w.End();
 }
 
+// Each label as its own operation when spec.nodeSelector exists (the plan never names a key the
+// pod already selects on), else the whole map.
+void PatchNodeSelector(const policy::PodSpecView& pod, const policy::MutationPlan& plan,
+                       PatchWriter& w) {
+  if (plan.addNodeSelector.empty()) return;
+  const std::string map = pod.pointer + "/nodeSelector";
+  if (!pod.hasNodeSelector) {
+    w.Op("add", map);
+    w.out() += '{';
+    for (size_t i = 0; i < plan.addNodeSelector.size(); ++i) {
+      if (i) w.out() += ',';
+      AppendJsonString(w.out(), plan.addNodeSelector[i].first);
+      w.out() += ':';
+      AppendJsonString(w.out(), plan.addNodeSelector[i].second);
+    }
+    w.out() += '}';
+    w.End();
+    return;
+  }
+  for (const auto& [key, value] : plan.addNodeSelector) {
+    w.Op("add", map + "/" + JsonPointerEscape(key));
+    AppendJsonString(w.out(), value);
+    w.End();
+  }
+}
+
 }  // namespace
 
 std::string BuildPatch(const policy::PodSpecView& pod, const policy::MutationPlan& plan) {
@@ -93,6 +119,7 @@ std::string BuildPatch(const policy::PodSpecView& pod, const policy::MutationPla
     w.End();
   }
   if (plan.coreLimit) PatchCoreLimit(pod, *plan.coreLimit, w);
+  PatchNodeSelector(pod, plan, w);
   return w.Finish();
 }
 

@@ -1,0 +1,37 @@
+// Quota per GPU model at admission (docs/quota.md, "Quota per GPU model"). A GPU pod that pins no
+// flavor could run on any model, so no flavor's limit could count it; in a namespace whose quota
+// is set per flavor it is refused, naming the flavors to choose from, unless the namespace has a
+// default flavor, which /mutate pins it to. A workload whose pod template would be refused so is
+// refused itself, before its controller creates pods that all fail.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/flavor.h"
+#include "policy/pod_view.h"
+#include "quota/accounting.h"
+#include "review/decision.h"
+
+namespace gpugate::admission {
+
+// The flavors `ns` has a limit for (any "resource@flavor" hard limit), sorted.
+std::vector<std::string> LimitedFlavors(const quota::Accounting& ledger, std::string_view ns);
+
+// The refusal of a GPU pod spec (`charged`: what it would be charged is not empty) that pins no
+// flavor, in `ns`; nullopt when it is pinned, not a GPU pod, or `ns` limits no flavor. `isPod`:
+// a Pod, which /mutate would have pinned had `ns` a default flavor; a pod template is allowed
+// then, since its pods will be pinned when created.
+std::optional<review::Decision> UnpinnedRefusal(const policy::PodSpecView& spec,
+                                                std::string_view ns, bool charged, bool isPod,
+                                                const quota::Accounting& ledger);
+
+// The node labels /mutate adds to pin a GPU pod in `ns` to the namespace's default flavor; empty
+// when it has none, or the pod is pinned already (so mutation stays idempotent).
+std::vector<std::pair<std::string, std::string>> DefaultFlavorPin(const policy::PodSpecView& spec,
+                                                                  std::string_view ns,
+                                                                  const quota::QuotaConfig& config);
+
+}  // namespace gpugate::admission
