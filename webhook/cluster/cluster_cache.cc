@@ -100,7 +100,7 @@ InformerHandlers ClusterCache::ResourceQuotaHandlers() {
   auto onList = [this](const std::vector<json>& items) {
     std::map<std::string, std::map<std::string, quota::Amounts>, std::less<>> quotas;
     for (const json& rq : items) {
-      quota::Amounts limits = ResourceQuotaLimits(rq, settings_);
+      quota::Amounts limits = ResourceQuotaLimits(rq, settings_, config_.flavors);
       if (!limits.empty()) quotas[Meta(rq, "namespace")][Meta(rq, "name")] = std::move(limits);
     }
     {
@@ -113,7 +113,7 @@ InformerHandlers ClusterCache::ResourceQuotaHandlers() {
     std::string ns = Meta(event.object, "namespace");
     quota::Amounts limits;
     if (event.type != WatchEvent::Type::kDeleted)
-      limits = ResourceQuotaLimits(event.object, settings_);
+      limits = ResourceQuotaLimits(event.object, settings_, config_.flavors);
     std::lock_guard lock(mu_);
     auto& nsQuotas = quotas_[ns];
     if (limits.empty()) {

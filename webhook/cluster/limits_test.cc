@@ -40,6 +40,27 @@ TEST(ClusterLedgerLimitsTest, ReadsManagedResourcesFromResourceQuota) {
   }
 }
 
+// Limits per GPU flavor: "flavor.gpugate.io/<flavor>.<resource with _ for />", for configured
+// flavors and managed resources only.
+TEST(ClusterLedgerLimitsTest, ReadsLimitsPerFlavor) {
+  const std::vector<policy::Flavor> flavors = {{.name = "a100", .nodeLabels = {{"p", "A100"}}},
+                                               {.name = "t4", .nodeLabels = {{"p", "T4"}}}};
+  json rq = {{"spec",
+              {{"hard",
+                {{"requests.nvidia.com/gpu", "8"},
+                 {"flavor.gpugate.io/a100.nvidia.com_gpu", "2"},
+                 {"flavor.gpugate.io/t4.nvidia.com_gpu", "6"},
+                 {"flavor.gpugate.io/h100.nvidia.com_gpu", "1"},       // no such flavor
+                 {"flavor.gpugate.io/a100.example.com_fpga", "1"},     // not managed
+                 {"flavor.gpugate.io/a100", "1"},                      // no resource
+                 {"flavor.gpugate.io/a100.nvidia.com-gpu", "1"}}}}}};  // no '_'
+  EXPECT_EQ(quota::FormatAmounts(ResourceQuotaLimits(rq, policy::Settings{}, flavors)),
+            "nvidia.com/gpu=8,nvidia.com/gpu@a100=2,nvidia.com/gpu@t4=6");
+  EXPECT_EQ(FlavorQuotaKey("a100", "nvidia.com/gpu"), "flavor.gpugate.io/a100.nvidia.com_gpu");
+  // Without flavors configured, the keys are ignored.
+  EXPECT_EQ(quota::FormatAmounts(ResourceQuotaLimits(rq, policy::Settings{})), "nvidia.com/gpu=8");
+}
+
 TEST(ClusterLedgerLimitsTest, MinLimitsTakesTheSmallerOrWhicheverExists) {
   quota::Amounts config = {{"gpu-equivalents", 6000}, {"nvidia.com/gpu", 4000}};
   quota::Amounts quota = {{"amd.com/gpu", 2000}, {"nvidia.com/gpu", 3000}};
