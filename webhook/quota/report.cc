@@ -1,9 +1,12 @@
 #include "quota/report.h"
 
 #include <charconv>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "policy/flavor.h"
 
 namespace gpugate::quota {
 namespace {
@@ -44,6 +47,19 @@ Result<ResourceUsage> ParseResource(const json& value, const std::string& path) 
   return usage;
 }
 
+// Reads {resource: {used, hard}} into `out`, each name passed through `key` (the flavor's
+// spelling for "flavors").
+Status ParseResources(const json& resources, const std::string& path,
+                      const std::function<std::string(const std::string&)>& key,
+                      NamespaceUsage& out) {
+  for (const auto& [name, resource] : resources.items()) {
+    auto parsed = ParseResource(resource, path + "[" + JsonQuote(name) + "]");
+    if (!parsed) return std::unexpected(parsed.error());
+    out.resources.emplace(key(name), *parsed);
+  }
+  return {};
+}
+
 Result<NamespaceUsage> ParseNamespace(const json& value, const std::string& path) {
   if (!value.is_object()) return Fail(path + ": want an object");
   auto ns = value.find("namespace");
@@ -53,10 +69,18 @@ Result<NamespaceUsage> ParseNamespace(const json& value, const std::string& path
     return Fail(path + ".resources: want an object");
   }
   NamespaceUsage out{.ns = ns->get<std::string>()};
-  for (const auto& [name, resource] : resources->items()) {
-    auto parsed = ParseResource(resource, path + ".resources[" + JsonQuote(name) + "]");
-    if (!parsed) return std::unexpected(parsed.error());
-    out.resources.emplace(name, *parsed);
+  auto plain = [](const std::string& name) { return name; };
+  if (auto st = ParseResources(*resources, path + ".resources", plain, out); !st) {
+    return std::unexpected(st.error());
+  }
+  auto flavors = value.find("flavors");
+  if (flavors == value.end()) return out;
+  if (!flavors->is_object()) return Fail(path + ".flavors: want an object");
+  for (const auto& [flavor, list] : flavors->items()) {
+    std::string at = path + ".flavors[" + JsonQuote(flavor) + "]";
+    if (!list.is_object()) return Fail(at + ": want an object");
+    auto flavored = [&](const std::string& name) { return policy::FlavoredName(name, flavor); };
+    if (auto st = ParseResources(list, at, flavored, out); !st) return std::unexpected(st.error());
   }
   return out;
 }
@@ -64,22 +88,44 @@ Result<NamespaceUsage> ParseNamespace(const json& value, const std::string& path
 }  // namespace
 
 std::string UsageJson(const std::vector<NamespaceUsage>& usage) {
+  auto entry = [](std::string& out, std::string_view name, const ResourceUsage& r) {
+    AppendJsonString(out, name);
+    out += R"(:{"used":)" + FormatMilli(r.used);
+    if (r.hard) out += R"(,"hard":)" + FormatMilli(*r.hard);
+    out += '}';
+  };
   std::string out = R"({"namespaces":[)";
   for (size_t i = 0; i < usage.size(); ++i) {
     if (i > 0) out += ',';
     out += R"({"namespace":)";
     AppendJsonString(out, usage[i].ns);
     out += R"(,"resources":{)";
+    std::map<std::string, std::string, std::less<>> flavors;  // flavor -> its entries
     bool first = true;
     for (const auto& [name, r] : usage[i].resources) {
+      if (auto flavored = policy::SplitFlavored(name)) {
+        std::string& list = flavors[std::string(flavored->second)];
+        if (!list.empty()) list += ',';
+        entry(list, flavored->first, r);
+        continue;
+      }
       if (!first) out += ',';
       first = false;
-      AppendJsonString(out, name);
-      out += R"(:{"used":)" + FormatMilli(r.used);
-      if (r.hard) out += R"(,"hard":)" + FormatMilli(*r.hard);
+      entry(out, name, r);
+    }
+    out += '}';
+    if (!flavors.empty()) {
+      out += R"(,"flavors":{)";
+      first = true;
+      for (const auto& [flavor, list] : flavors) {
+        if (!first) out += ',';
+        first = false;
+        AppendJsonString(out, flavor);
+        out += ":{" + list + "}";
+      }
       out += '}';
     }
-    out += "}}";
+    out += '}';
   }
   return out + "]}";
 }
@@ -115,15 +161,34 @@ std::string UsagePrometheus(const std::vector<NamespaceUsage>& usage) {
       "# HELP gpugate_quota_hard Hard limit on a GPU resource or weighted figure for a namespace, "
       "where one is configured.\n"
       "# TYPE gpugate_quota_hard gauge\n";
+  std::string flavorUsed, flavorHard;
   for (const NamespaceUsage& ns : usage) {
     for (const auto& [name, r] : ns.resources) {
+      auto flavored = policy::SplitFlavored(name);
       std::string labels = "{namespace=\"" + PrometheusLabelValue(ns.ns) + "\",resource=\"" +
-                           PrometheusLabelValue(name) + "\"} ";
+                           PrometheusLabelValue(flavored ? flavored->first : name) + "\"";
+      if (flavored) {
+        labels += ",flavor=\"" + PrometheusLabelValue(flavored->second) + "\"} ";
+        flavorUsed += "gpugate_quota_flavor_used" + labels + FormatMilli(r.used) + "\n";
+        if (r.hard)
+          flavorHard += "gpugate_quota_flavor_hard" + labels + FormatMilli(*r.hard) + "\n";
+        continue;
+      }
+      labels += "} ";
       used += "gpugate_quota_used" + labels + FormatMilli(r.used) + "\n";
       if (r.hard) hard += "gpugate_quota_hard" + labels + FormatMilli(*r.hard) + "\n";
     }
   }
-  return used + hard;
+  if (flavorUsed.empty() && flavorHard.empty()) return used + hard;
+  return used + hard +
+         "# HELP gpugate_quota_flavor_used Amount of a GPU resource or weighted figure charged to "
+         "a namespace by admitted pods that may run on a GPU flavor (model).\n"
+         "# TYPE gpugate_quota_flavor_used gauge\n" +
+         flavorUsed +
+         "# HELP gpugate_quota_flavor_hard Hard limit on a GPU resource or weighted figure per GPU "
+         "flavor (model) for a namespace, where one is configured.\n"
+         "# TYPE gpugate_quota_flavor_hard gauge\n" +
+         flavorHard;
 }
 
 }  // namespace gpugate::quota

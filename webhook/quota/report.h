@@ -15,9 +15,12 @@
 
 namespace gpugate::quota {
 
-// {"namespaces":[{"namespace":"team-a","resources":{"nvidia.com/gpu":{"used":2,"hard":4}}}]}
+// {"namespaces":[{"namespace":"team-a","resources":{"nvidia.com/gpu":{"used":2,"hard":4}},
+//   "flavors":{"a100":{"nvidia.com/gpu":{"used":1,"hard":2}}}}]}
 // Namespaces in the order given (the ledger sorts them), resources by name; "hard" is left out
-// where no limit is set. Amounts are JSON numbers.
+// where no limit is set. Amounts are JSON numbers. Use and limits per GPU flavor
+// ("nvidia.com/gpu@a100" in NamespaceUsage) are under "flavors", by flavor, so that summing
+// "resources" never counts a pod twice; "flavors" is left out where there are none.
 std::string UsageJson(const std::vector<NamespaceUsage>& usage);
 
 // The inverse of UsageJson. Unknown keys are ignored so an older client reads a newer server's
@@ -32,7 +35,9 @@ Result<std::vector<NamespaceUsage>> ParseUsageJson(std::string_view text);
 std::string UsageTable(const std::vector<NamespaceUsage>& usage);
 
 // Prometheus text format: gauges gpugate_quota_used and gpugate_quota_hard (the latter only
-// where a limit is set), labelled namespace and resource. Ready to append to /metrics.
+// where a limit is set), labelled namespace and resource; per GPU flavor, the same in
+// gpugate_quota_flavor_used and gpugate_quota_flavor_hard, also labelled flavor (separate
+// families, so a sum over gpugate_quota_used counts each pod once). Ready to append to /metrics.
 std::string UsagePrometheus(const std::vector<NamespaceUsage>& usage);
 
 }  // namespace gpugate::quota

@@ -201,5 +201,64 @@ TEST(ReportPrometheus, EmptyUsageStillDeclaresTheGauges) {
             "# TYPE gpugate_quota_hard gauge\n");
 }
 
+// Use per GPU flavor: under "flavors" in the JSON (so summing "resources" counts a pod once),
+// read back into "resource@flavor" names; in gauges of their own, labelled flavor; as rows of
+// their own in the table.
+TEST(ReportFlavors, JsonPrometheusAndTable) {
+  std::vector<NamespaceUsage> usage = {Ns("team-a", {{kGpu, 3000, 8000},
+                                                     {"nvidia.com/gpu@a100", 2000, 2000},
+                                                     {"nvidia.com/gpu@t4", 1000, std::nullopt},
+                                                     {"gpu-equivalents@t4", 1000, 1500}})};
+  std::string json = UsageJson(usage);
+  EXPECT_EQ(
+      json,
+      R"({"namespaces":[{"namespace":"team-a","resources":{"nvidia.com/gpu":{"used":3,"hard":8}},)"
+      R"("flavors":{"a100":{"nvidia.com/gpu":{"used":2,"hard":2}},)"
+      R"("t4":{"gpu-equivalents":{"used":1,"hard":1.5},"nvidia.com/gpu":{"used":1}}}}]})");
+  auto parsed = ParseUsageJson(json);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(Describe(*parsed), Describe(usage));
+
+  EXPECT_EQ(UsagePrometheus(usage),
+            "# HELP gpugate_quota_used Amount of a GPU resource or weighted figure charged to a "
+            "namespace by admitted pods.\n"
+            "# TYPE gpugate_quota_used gauge\n"
+            "gpugate_quota_used{namespace=\"team-a\",resource=\"nvidia.com/gpu\"} 3\n"
+            "# HELP gpugate_quota_hard Hard limit on a GPU resource or weighted figure for a "
+            "namespace, where one is configured.\n"
+            "# TYPE gpugate_quota_hard gauge\n"
+            "gpugate_quota_hard{namespace=\"team-a\",resource=\"nvidia.com/gpu\"} 8\n"
+            "# HELP gpugate_quota_flavor_used Amount of a GPU resource or weighted figure charged "
+            "to a namespace by admitted pods that may run on a GPU flavor (model).\n"
+            "# TYPE gpugate_quota_flavor_used gauge\n"
+            "gpugate_quota_flavor_used{namespace=\"team-a\",resource=\"gpu-equivalents\","
+            "flavor=\"t4\"} 1\n"
+            "gpugate_quota_flavor_used{namespace=\"team-a\",resource=\"nvidia.com/gpu\","
+            "flavor=\"a100\"} 2\n"
+            "gpugate_quota_flavor_used{namespace=\"team-a\",resource=\"nvidia.com/gpu\","
+            "flavor=\"t4\"} 1\n"
+            "# HELP gpugate_quota_flavor_hard Hard limit on a GPU resource or weighted figure per "
+            "GPU flavor (model) for a namespace, where one is configured.\n"
+            "# TYPE gpugate_quota_flavor_hard gauge\n"
+            "gpugate_quota_flavor_hard{namespace=\"team-a\",resource=\"gpu-equivalents\","
+            "flavor=\"t4\"} 1.5\n"
+            "gpugate_quota_flavor_hard{namespace=\"team-a\",resource=\"nvidia.com/gpu\","
+            "flavor=\"a100\"} 2\n");
+
+  std::string table = UsageTable(usage);
+  EXPECT_NE(table.find("team-a      nvidia.com/gpu@a100   2      2      100%   "
+                       "[####################]\n"),
+            std::string::npos)
+      << table;
+}
+
+TEST(ReportFlavors, ParseErrorsNameTheFlavor) {
+  auto bad = ParseUsageJson(
+      R"({"namespaces":[{"namespace":"a","resources":{},"flavors":{"t4":{"g":{"used":"x"}}}}]})");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message,
+            "namespaces[0].flavors[\"t4\"][\"g\"].used: want a number, got string");
+}
+
 }  // namespace
 }  // namespace gpugate::quota
