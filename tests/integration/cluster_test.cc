@@ -466,5 +466,60 @@ TEST(ClusterMode, SigtermStopsAReplicaCleanly) {
   EXPECT_NE(replica.Logs().find("\"msg\":\"stopped\""), std::string::npos) << replica.Logs();
 }
 
+// Quota per GPU model in cluster mode: the flavors from the config, team-a's A100 limit from a
+// ResourceQuota (flavor.gpugate.io/a100.nvidia.com_gpu, which Kubernetes' own quota ignores).
+// 30 creates pinned to A100 race through three replicas for the one A100 left: exactly one is
+// admitted, and the GPUQuota and every replica's /quota show the flavor's use and limit.
+TEST(ClusterMode, ThreeReplicasAdmitExactlyOneForAFlavorsLastGpu) {
+  Cluster cluster(100,
+                  std::string(kUsualTiming) +
+                      "quota:\n  flavors:\n"
+                      "    a100: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}\n"
+                      "    t4: {nodeLabels: {nvidia.com/gpu.product: Tesla-T4}}\n");
+  cluster.api().Create("/api/v1/namespaces/team-a/resourcequotas",
+                       {{"apiVersion", "v1"},
+                        {"kind", "ResourceQuota"},
+                        {"metadata", {{"name", "models"}}},
+                        {"spec", {{"hard", {{"flavor.gpugate.io/a100.nvidia.com_gpu", "1"}}}}}});
+  for (int i = 0; i < 3; ++i) cluster.AddReplica();
+  constexpr int kCreates = 30;
+  std::latch start(kCreates);
+  std::atomic<int> admitted = 0, failed = 0;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kCreates; ++i) {
+    threads.emplace_back([&, i] {
+      auto client = cluster.replicas()[i % 3]->Client();
+      std::string name = "a100-" + std::to_string(i);
+      json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", "1"}}}));
+      pod["metadata"]["uid"] = "uid-" + name;
+      pod["spec"]["nodeSelector"] = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}};
+      json review = MakeReview(pod, {.uid = "req-" + name});
+      start.arrive_and_wait();
+      auto res = client->Post("/validate", review.dump(), "application/json");
+      if (!res || res->status != 200) return void(++failed);
+      json response = json::parse(res->body)["response"];
+      if (response["allowed"].get<bool>()) return void(++admitted);
+      EXPECT_EQ(response["status"]["message"],
+                "exceeded quota: team-a, requested: nvidia.com/gpu@a100=1, used: "
+                "nvidia.com/gpu@a100=1, limited: nvidia.com/gpu@a100=1");
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(admitted, 1);
+  json status =
+      cluster.api().Get("/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate")["status"];
+  EXPECT_EQ(status["used"], json({{"nvidia.com/gpu", "1"}, {"nvidia.com/gpu@a100", "1"}}));
+  EXPECT_EQ(status["hard"], json({{"nvidia.com/gpu", "100"}, {"nvidia.com/gpu@a100", "1"}}));
+  for (auto& r : cluster.replicas()) {
+    EXPECT_TRUE(Eventually([&] {
+      auto res = r->Client()->Get("/quota?namespace=team-a");
+      if (!res || res->status != 200) return false;
+      json a100 = json::parse(res->body)["namespaces"][0]["flavors"]["a100"]["nvidia.com/gpu"];
+      return a100 == json({{"used", 1}, {"hard", 1}});
+    }));
+  }
+}
+
 }  // namespace
 }  // namespace gpugate::testing
