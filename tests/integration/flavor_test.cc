@@ -128,5 +128,79 @@ TEST_F(FlavorQuota, MutatePinsToTheDefaultFlavorAndValidateChargesIt) {
       << table.output;
 }
 
+// docs/quota.md's worked example, step by step: its decisions, messages and table are these.
+TEST(FlavorQuotaWorkedExample, TrainingAndInference) {
+  TempDir dir;
+  dir.Write("gpugate.yaml",
+            "quota:\n"
+            "  flavors:\n"
+            "    a100: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}\n"
+            "    t4: {nodeLabels: {nvidia.com/gpu.product: Tesla-T4}}\n"
+            "  defaultFlavors:\n"
+            "    inference: t4\n"
+            "  namespaces:\n"
+            "    training: {nvidia.com/gpu: 12, nvidia.com/gpu@a100: 4}\n"
+            "    inference: {nvidia.com/gpu@a100: 0}\n");
+  GpugateServer server({"--config", dir.File("gpugate.yaml")});
+  const std::string a100 = "NVIDIA-A100-SXM4-80GB", t4 = "Tesla-T4";
+  auto pod = [](const std::string& name, const std::string& ns, int gpus) {
+    json p = GpuPod(name, json::array({{{"nvidia.com/gpu", std::to_string(gpus)}}}));
+    p["metadata"]["namespace"] = ns;
+    p["metadata"]["uid"] = "uid-" + name;
+    return p;
+  };
+  auto decide = [&](const json& p) {
+    json r = Post(server, "/validate", CreateReview(p));
+    return r["allowed"].get<bool>() ? std::string("admitted")
+                                    : r["status"]["message"].get<std::string>();
+  };
+  json llm0 = pod("llm-0", "training", 2), llm1 = pod("llm-1", "training", 2);
+  llm0["spec"]["nodeSelector"] = llm1["spec"]["nodeSelector"] = {{"nvidia.com/gpu.product", a100}};
+  json eval0 = pod("eval-0", "training", 1);
+  eval0["metadata"]["annotations"] = {{"nvidia.com/use-gputype", "T4"}};
+  json llm2 = pod("llm-2", "training", 1);
+  llm2["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+      {"nodeSelectorTerms", {{{"matchExpressions",
+                               {{{"key", "nvidia.com/gpu.product"},
+                                 {"operator", "In"},
+                                 {"values", {a100, t4}}}}}}}}};
+  json sweep0 = pod("sweep-0", "training", 7);
+  sweep0["spec"]["nodeSelector"] = {{"nvidia.com/gpu.product", t4}};
+  EXPECT_EQ(decide(llm0), "admitted");
+  EXPECT_EQ(decide(llm1), "admitted");
+  EXPECT_EQ(decide(eval0), "admitted");
+  EXPECT_EQ(decide(llm2),
+            "exceeded quota: training, requested: nvidia.com/gpu@a100=1, used: "
+            "nvidia.com/gpu@a100=4, limited: nvidia.com/gpu@a100=4");
+  EXPECT_EQ(decide(sweep0), "admitted");
+  EXPECT_EQ(decide(pod("notebook", "training", 1)),
+            "spec: namespace training sets GPU quota per model, and this pod does not choose one: "
+            "pin it with spec.nodeSelector, a required node affinity or the annotation "
+            "nvidia.com/use-gputype to one of a100 (nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB), "
+            "t4 (nvidia.com/gpu.product=Tesla-T4)");
+
+  json serve = pod("serve-0", "inference", 1);
+  json mutated = Post(server, "/mutate", CreateReview(serve));
+  json pinned = serve.patch(json::parse(Base64Decode(mutated["patch"].get<std::string>())));
+  EXPECT_EQ(decide(pinned), "admitted");
+  json big = pod("serve-a100", "inference", 1);
+  big["spec"]["nodeSelector"] = {{"nvidia.com/gpu.product", a100}};
+  EXPECT_EQ(decide(big),
+            "exceeded quota: inference, requested: nvidia.com/gpu@a100=1, used: "
+            "nvidia.com/gpu@a100=0, limited: nvidia.com/gpu@a100=0");
+
+  Exit table = RunGpugate({"quota", "--server", "https://127.0.0.1:" + std::to_string(server.port()),
+                           "--cacert", server.caFile(), "-n", "training"});
+  EXPECT_EQ(table.code, 0);
+  EXPECT_EQ(table.output,
+            "NAMESPACE   RESOURCE              USED   HARD   USE%\n"
+            "training    nvidia.com/gpu        12     12     100%   [####################]\n"
+            "training    nvidia.com/gpu@a100   4      4      100%   [####################]\n"
+            "training    nvidia.com/gpu@t4     8      -      -      -\n"
+            "TOTAL       nvidia.com/gpu        12     12     100%   [####################]\n"
+            "TOTAL       nvidia.com/gpu@a100   4      4      100%   [####################]\n"
+            "TOTAL       nvidia.com/gpu@t4     8      -      -      -\n");
+}
+
 }  // namespace
 }  // namespace gpugate::testing

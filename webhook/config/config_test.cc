@@ -94,6 +94,13 @@ std::string RenderAmounts(const std::string& name, const quota::Amounts& amounts
 std::string RenderQuota(const Config& c) {
   std::string out = "stateFile=" + c.quota.stateFile;
   for (const auto& [ns, limits] : c.quota.limits) out += "; " + RenderAmounts(ns, limits);
+  for (const policy::Flavor& f : c.quota.flavors) {
+    out += "; flavor " + f.name + "{";
+    for (const auto& [key, value] : f.nodeLabels) out += key + "=" + value + ",";
+    for (const std::string& type : f.gpuTypes) out += "type:" + type + ",";
+    out += "}";
+  }
+  for (const auto& [ns, flavor] : c.quota.defaultFlavors) out += "; default " + ns + "=" + flavor;
   for (const auto& [figure, weights] : c.quota.weights) {
     out += "; weights " + RenderAmounts(figure, weights);
   }
@@ -275,10 +282,15 @@ security:
 quota:
   stateFile: /var/lib/gpugate/ledger
   namespaces:
-    team-a: {nvidia.com/gpu: 4, gpu-equivalents: 6}
+    team-a: {nvidia.com/gpu: 4, gpu-equivalents: 6, nvidia.com/gpu@a100: 2}
     team-b: {nvidia.com/mig-1g.5gb: 2}
   weights:
     gpu-equivalents: {nvidia.com/gpu: 1, nvidia.com/mig-1g.5gb: 0.5}
+  flavors:
+    a100: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}
+    t4: {nodeLabels: {nvidia.com/gpu.product: Tesla-T4}, gpuTypes: ["NVIDIA-Tesla T4"]}
+  defaultFlavors:
+    team-b: t4
 )";
 
 TEST(ParseConfig, FullExampleSetsEveryKey) {
@@ -295,9 +307,12 @@ TEST(ParseConfig, FullExampleSetsEveryKey) {
             "value=ml effect=NoExecute\n"
             "coreLimit: fixed 50\n"
             "denyVisibleDevicesEnv=false denyPrivilegedGPU=false\n"
-            "quota: stateFile=/var/lib/gpugate/ledger; team-a{gpu-equivalents=6,nvidia.com/gpu=4}; "
-            "team-b{nvidia.com/mig-1g.5gb=2}; weights "
-            "gpu-equivalents{nvidia.com/gpu=1,nvidia.com/mig-1g.5gb=0.5}\n");
+            "quota: stateFile=/var/lib/gpugate/ledger; "
+            "team-a{gpu-equivalents=6,nvidia.com/gpu=4,nvidia.com/gpu@a100=2}; "
+            "team-b{nvidia.com/mig-1g.5gb=2}; "
+            "flavor a100{nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB,}; "
+            "flavor t4{nvidia.com/gpu.product=Tesla-T4,type:NVIDIA-Tesla T4,}; default team-b=t4; "
+            "weights gpu-equivalents{nvidia.com/gpu=1,nvidia.com/mig-1g.5gb=0.5}\n");
   // Settings::Find sees the replaced list: exact names, then patterns.
   ASSERT_NE(got->policy.Find("nvidia.com/mig-1g.5gb"), nullptr);
   EXPECT_TRUE(got->policy.Find("nvidia.com/mig-1g.5gb")->isPattern);
