@@ -160,10 +160,9 @@ TEST(FlavorQuotaWorkedExample, TrainingAndInference) {
   eval0["metadata"]["annotations"] = {{"nvidia.com/use-gputype", "T4"}};
   json llm2 = pod("llm-2", "training", 1);
   llm2["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
-      {"nodeSelectorTerms", {{{"matchExpressions",
-                               {{{"key", "nvidia.com/gpu.product"},
-                                 {"operator", "In"},
-                                 {"values", {a100, t4}}}}}}}}};
+      {"nodeSelectorTerms",
+       {{{"matchExpressions",
+          {{{"key", "nvidia.com/gpu.product"}, {"operator", "In"}, {"values", {a100, t4}}}}}}}}};
   json sweep0 = pod("sweep-0", "training", 7);
   sweep0["spec"]["nodeSelector"] = {{"nvidia.com/gpu.product", t4}};
   EXPECT_EQ(decide(llm0), "admitted");
@@ -189,8 +188,9 @@ TEST(FlavorQuotaWorkedExample, TrainingAndInference) {
             "exceeded quota: inference, requested: nvidia.com/gpu@a100=1, used: "
             "nvidia.com/gpu@a100=0, limited: nvidia.com/gpu@a100=0");
 
-  Exit table = RunGpugate({"quota", "--server", "https://127.0.0.1:" + std::to_string(server.port()),
-                           "--cacert", server.caFile(), "-n", "training"});
+  Exit table =
+      RunGpugate({"quota", "--server", "https://127.0.0.1:" + std::to_string(server.port()),
+                  "--cacert", server.caFile(), "-n", "training"});
   EXPECT_EQ(table.code, 0);
   EXPECT_EQ(table.output,
             "NAMESPACE   RESOURCE              USED   HARD   USE%\n"

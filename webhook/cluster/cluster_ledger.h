@@ -87,11 +87,11 @@ class ClusterLedger : public quota::Accounting {
   // resourceVersion (a POST when the record does not exist yet), retried on 409 up to
   // maxConflictRetries. A refusal, a dry run's answer or "already charged" is only given from a
   // fresh read or alongside a successful guarded write, never from the watched copy alone. A
-  // charge that would take the record past maxRecordBytes is kRecordFull. An error (the API unreachable or refusing,
-  // retries exhausted, a record whose status cannot be read) means nothing was charged.
-  // Everything is bounded by `deadline` (kNoDeadline: options.retry.budget from now): waiting
-  // behind this replica's other writes to the namespace, each API call (its timeout is the time
-  // left), transient answers retried (api_retry.h), conflicts redone. A transient answer still
+  // charge that would take the record past maxRecordBytes is kRecordFull. An error (the API
+  // unreachable or refusing, retries exhausted, a record whose status cannot be read) means nothing
+  // was charged. Everything is bounded by `deadline` (kNoDeadline: options.retry.budget from now):
+  // waiting behind this replica's other writes to the namespace, each API call (its timeout is the
+  // time left), transient answers retried (api_retry.h), conflicts redone. A transient answer still
   // there when the deadline leaves no room for another try is the error, naming its status and
   // message; so is the deadline passing while waiting.
   Result<quota::ReserveResult> Reserve(const quota::PodRef& pod, const quota::Amounts& amounts,
