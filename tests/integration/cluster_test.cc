@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cluster/gpu_quota_record.h"
 #include "gpugate_process.h"
 #include "review_builder.h"
 #include "standin/standin.h"
@@ -338,7 +339,9 @@ TEST(ClusterMode, SlowGpuQuotaWritesAreRefusedBeforeTheCallerGivesUpAndProbesSta
 // request limit). When it is full, the next GPU pod is refused with a message saying so, not an
 // opaque API error, and a release makes room again.
 TEST(ClusterMode, ANamespaceWhoseGpuQuotaIsFullRefusesTheNextPodSayingSo) {
-  // A long grace: the record's charges below have no pods, and must stay for the test's length.
+  // A long grace, from now: the record's charges below have no pods, and must stay for the
+  // test's length.
+  const std::string now = cluster::FormatRfc3339(std::chrono::system_clock::now());
   Cluster cluster(100000, "  reservationGraceSeconds: 600\n  maxGpuQuotaBytes: 65536\n");
   json charges = json::object();
   json record = {{"apiVersion", "gpugate.io/v1alpha1"},
@@ -347,9 +350,8 @@ TEST(ClusterMode, ANamespaceWhoseGpuQuotaIsFullRefusesTheNextPodSayingSo) {
                  {"status", {{"charges", charges}}}};
   for (int i = 0; record.dump().size() < 63000; ++i) {
     std::string name = "filler-" + std::to_string(i);
-    record["status"]["charges"][name] = json::array({{{"uid", "uid-" + name},
-                                                      {"admitted", "2026-11-25T12:00:00.000Z"},
-                                                      {"amounts", {{"nvidia.com/gpu", "1"}}}}});
+    record["status"]["charges"][name] = json::array(
+        {{{"uid", "uid-" + name}, {"admitted", now}, {"amounts", {{"nvidia.com/gpu", "1"}}}}});
   }
   cluster.api().Create("/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas", record);
   GpugateServer& replica = cluster.AddReplica();
