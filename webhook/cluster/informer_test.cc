@@ -34,12 +34,14 @@ class Mirror {
  public:
   InformerHandlers Handlers() {
     return {.onList =
-                [this](const std::vector<json>& items) {
-                  std::lock_guard lock(mu_);
-                  objects_.clear();
-                  for (const json& item : items) objects_[item["metadata"]["name"]] = Rv(item);
-                  log_.push_back("LIST " + std::to_string(items.size()));
-                  changed_.notify_all();
+                [this] {
+                  return CollectList([this](std::vector<json> items) {
+                    std::lock_guard lock(mu_);
+                    objects_.clear();
+                    for (const json& item : items) objects_[item["metadata"]["name"]] = Rv(item);
+                    log_.push_back("LIST " + std::to_string(items.size()));
+                    changed_.notify_all();
+                  });
                 },
             .onEvent =
                 [this](const WatchEvent& event) {
