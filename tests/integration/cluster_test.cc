@@ -221,6 +221,32 @@ TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
   EXPECT_EQ(Used(replica), 2);
 }
 
+// A cluster bigger than one list page (500 pods): the replica lists in pages, and the API server
+// has compacted its history between two of them, so the list's continue token has expired (410).
+// The replica lists again from the first page and charges exactly the running GPU pods.
+TEST(ClusterMode, AListWhoseContinueTokenExpiredIsStartedAgainAndChargesEveryGpuPodOnce) {
+  Cluster cluster(100);
+  // 1,200 pods in team-a; one in 50 asks for a GPU (24), and 4 of those have finished.
+  size_t loaded = cluster.api().CreateMany(kPods, 1200, [](size_t i) {
+    bool gpu = i % 50 == 0;
+    json pod =
+        GpuPod("pod-" + std::to_string(i), json::array({{{gpu ? "nvidia.com/gpu" : "cpu", "1"}}}));
+    pod["metadata"]["uid"] = "uid-" + std::to_string(i);
+    pod["status"] = {{"phase", gpu && i % 300 == 0 ? "Succeeded" : "Running"}};
+    return pod;
+  });
+  ASSERT_EQ(loaded, 1200u);
+  cluster.api().ExpireContinueTokens(1);
+  GpugateServer& replica = cluster.AddReplica();
+  EXPECT_EQ(cluster.api().continuesExpired(), 1);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 20; })) << Used(replica);
+  json record = cluster.api().Get("/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate");
+  ASSERT_TRUE(record.is_object());
+  EXPECT_EQ(record["status"]["charges"].size(), 20u);
+  EXPECT_FALSE(record["status"]["charges"].contains("pod-0"));  // Succeeded
+  EXPECT_EQ(record["status"]["charges"]["pod-50"][0]["uid"], "uid-50");
+}
+
 // kube-apiserver closes connections idle for 90 s with a TLS close_notify (here, 200 ms). Before
 // the fix, the first GPU pod on each such pooled connection was refused with a 500 ("PUT
 // .../gpuquotas/gpugate: connection lost while writing").
