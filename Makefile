@@ -6,7 +6,7 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load soak-load soak format clean \
+.PHONY: all deps build test run certs install bench bench-micro bench-load bench-cluster soak-load soak format clean \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl
 
 all: build
@@ -101,6 +101,12 @@ bench-micro: deps
 bench-load:
 	@bash tools/install-deps.sh bench
 	JOBS=$(JOBS) bash bench/load/run.sh load
+
+# Cluster mode on big clusters: one replica syncing from a stand-in API server holding 10,000,
+# 30,000 and 100,000 pods, this tree beside BASE_REV (6e1b633, before paged lists); peak RSS,
+# time to ready, watch events per CPU second (docs/performance.md). PODS and EVENTS narrow it.
+bench-cluster: deps
+	JOBS=$(JOBS) bash bench/cluster/run.sh
 
 # gpugate under 256 connections for DURATION (300 s), its RSS every 5 s in bench/results/soak.csv.
 soak-load:

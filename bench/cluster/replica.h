@@ -1,0 +1,51 @@
+// One `gpugate serve` replica for the cluster benchmark: a child process of any gpugate binary
+// (this tree's, or a build of an earlier commit), its port read from its log, probed over TLS, and
+// measured from /proc: peak RSS (VmHWM) and CPU time (utime + stime).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+
+namespace httplib {
+class SSLClient;
+}
+
+namespace gpugate::bench {
+
+class Replica {
+ public:
+  // Starts `binary serve --listen 127.0.0.1:0 --tls-cert ... --config config`, its output to
+  // `logFile`, and waits (up to 30 s) for its log to name its port.
+  static Result<std::unique_ptr<Replica>> Start(const std::string& binary,
+                                                const std::string& certDir,
+                                                const std::string& config,
+                                                const std::string& logFile);
+  ~Replica();  // SIGTERM, and waits
+
+  pid_t pid() const { return pid_; }
+  // GET `path` over TLS; nullopt when there is no answer. `status` receives the status code.
+  std::optional<std::string> Get(const std::string& path, int* status = nullptr);
+  // /readyz answers 200.
+  bool Ready();
+  // Peak resident memory since the start (VmHWM), in bytes; 0 when /proc cannot be read.
+  long PeakRssBytes() const;
+  // User and system CPU time used so far.
+  std::chrono::duration<double> CpuTime() const;
+  // Whether the process still runs (one that has exited is reaped).
+  bool Alive();
+
+ private:
+  Replica() = default;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string caFile_;
+  std::unique_ptr<httplib::SSLClient> client_;
+};
+
+}  // namespace gpugate::bench
