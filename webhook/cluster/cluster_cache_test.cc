@@ -163,19 +163,21 @@ TEST(ClusterCacheTest, KeepsOnlyGpuPodsAndOnlyWhatTheLedgerUsesOfThem) {
   leaving["metadata"]["deletionTimestamp"] = "2024-05-01T12:00:00Z";
   pods.push_back(leaving);
   Deliver(handlers, pods);
+  // The entries no event below touches.
+  const std::string p300to900 =
+      "team-0/p300 uid-p300 nvidia.com/gpu=1\n"
+      "team-0/p400 uid-p400 nvidia.com/gpu=1\n"
+      "team-0/p500 uid-p500 nvidia.com/gpu=2\n"
+      "team-0/p600 uid-p600 nvidia.com/gpu=2\n"
+      "team-0/p700 uid-p700 nvidia.com/gpu=2\n"
+      "team-0/p800 uid-p800 nvidia.com/gpu=2\n"
+      "team-0/p900 uid-p900 nvidia.com/gpu=2\n";
   EXPECT_EQ(Pods(cache),
             "team-0/done uid-done nvidia.com/gpu=2 terminal\n"
             "team-0/p0 uid-p0 nvidia.com/gpu=1\n"
             "team-0/p100 uid-p100 nvidia.com/gpu=1\n"
-            "team-0/p200 uid-p200 nvidia.com/gpu=1\n"
-            "team-0/p300 uid-p300 nvidia.com/gpu=1\n"
-            "team-0/p400 uid-p400 nvidia.com/gpu=1\n"
-            "team-0/p500 uid-p500 nvidia.com/gpu=2\n"
-            "team-0/p600 uid-p600 nvidia.com/gpu=2\n"
-            "team-0/p700 uid-p700 nvidia.com/gpu=2\n"
-            "team-0/p800 uid-p800 nvidia.com/gpu=2\n"
-            "team-0/p900 uid-p900 nvidia.com/gpu=2\n"
-            "team-1/leaving uid-leaving nvidia.com/gpu=1 deleting\n");
+            "team-0/p200 uid-p200 nvidia.com/gpu=1\n" +
+                p300to900 + "team-1/leaving uid-leaving nvidia.com/gpu=1 deleting\n");
 
   // Watch events: CPU pods come and go without an entry; GPU pods keep theirs up to date.
   handlers.onEvent({WatchEvent::Type::kAdded, Pod("team-7", "web", 0)});
@@ -188,16 +190,10 @@ TEST(ClusterCacheTest, KeepsOnlyGpuPodsAndOnlyWhatTheLedgerUsesOfThem) {
             "team-0/done uid-done nvidia.com/gpu=2 terminal\n"
             "team-0/p0 uid-p0 nvidia.com/gpu=1\n"
             "team-0/p100 uid-p100 nvidia.com/gpu=1 terminal\n"
-            "team-0/p200 uid-p200 nvidia.com/gpu=1 terminal gone\n"
-            "team-0/p300 uid-p300 nvidia.com/gpu=1\n"
-            "team-0/p400 uid-p400 nvidia.com/gpu=1\n"
-            "team-0/p500 uid-p500 nvidia.com/gpu=2\n"
-            "team-0/p600 uid-p600 nvidia.com/gpu=2\n"
-            "team-0/p700 uid-p700 nvidia.com/gpu=2\n"
-            "team-0/p800 uid-p800 nvidia.com/gpu=2\n"
-            "team-0/p900 uid-p900 nvidia.com/gpu=2\n"
-            "team-1/leaving uid-leaving nvidia.com/gpu=1 deleting\n"
-            "team-7/train uid-train nvidia.com/gpu=4\n");
+            "team-0/p200 uid-p200 nvidia.com/gpu=1 terminal gone\n" +
+                p300to900 +
+                "team-1/leaving uid-leaving nvidia.com/gpu=1 deleting\n"
+                "team-7/train uid-train nvidia.com/gpu=4\n");
 
   // A list abandoned part way (its continue token expired) changes nothing.
   {
