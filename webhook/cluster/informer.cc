@@ -168,46 +168,49 @@ std::string Informer::PagePath(const std::string& continueToken) const {
 
 Informer::ListEnd Informer::ListOnce() {
   std::unique_ptr<ListSink> sink = handlers_.onList();
-  std::string listVersion, continueToken;
-  int page = 0;
+  ListCursor cursor;
   try {
     do {
-      ++page;
-      auto res = client_.Get(PagePath(continueToken));
-      std::string where = "list" + (page > 1 ? " (page " + std::to_string(page) + ")" : "");
-      if (!res) {
-        Report(where + ": " + res.error().message);
-        return ListEnd::kFailed;
-      }
-      if (res->status == 410 && !continueToken.empty()) {
-        Report(where + ": HTTP 410: " + StatusMessage(res->body) +
-               "; listing again from the start");
-        return ListEnd::kExpired;
-      }
-      if (res->status != 200) {
-        Report(where + ": HTTP " + std::to_string(res->status) + ": " + StatusMessage(res->body));
-        return ListEnd::kFailed;
-      }
-      auto meta = DecodeListPage(res->body, [&](json item) { sink->Add(std::move(item)); });
-      ++pages_;
-      if (!meta) {
-        Report(where + ": " + meta.error().message);
-        return ListEnd::kFailed;
-      }
-      // Every page carries the list's resourceVersion; the first page's is the one to trust.
-      if (page == 1) listVersion = std::move(meta->resourceVersion);
-      continueToken = std::move(meta->continueToken);
-    } while (!continueToken.empty() && !stop_);
+      if (ListEnd end = ReadPage(*sink, cursor); end != ListEnd::kDone) return end;
+    } while (!cursor.continueToken.empty() && !stop_);
     if (stop_) return ListEnd::kFailed;
     sink->Commit();
   } catch (const std::exception& e) {
     Report(std::string("list handler failed: ") + e.what());
     return ListEnd::kFailed;
   }
-  SetResourceVersion(std::move(listVersion));
+  SetResourceVersion(std::move(cursor.listVersion));
   progressSinceList_ = false;
   ++lists_;
   synced_ = true;
+  return ListEnd::kDone;
+}
+
+Informer::ListEnd Informer::ReadPage(ListSink& sink, ListCursor& cursor) {
+  bool first = ++cursor.page == 1;
+  auto res = client_.Get(PagePath(cursor.continueToken));
+  std::string where = "list" + (first ? "" : " (page " + std::to_string(cursor.page) + ")");
+  if (!res) {
+    Report(where + ": " + res.error().message);
+    return ListEnd::kFailed;
+  }
+  if (res->status == 410 && !first) {
+    Report(where + ": HTTP 410: " + StatusMessage(res->body) + "; listing again from the start");
+    return ListEnd::kExpired;
+  }
+  if (res->status != 200) {
+    Report(where + ": HTTP " + std::to_string(res->status) + ": " + StatusMessage(res->body));
+    return ListEnd::kFailed;
+  }
+  auto meta = DecodeListPage(res->body, [&](json item) { sink.Add(std::move(item)); });
+  ++pages_;
+  if (!meta) {
+    Report(where + ": " + meta.error().message);
+    return ListEnd::kFailed;
+  }
+  // Every page carries the list's resourceVersion; the first page's is the one to trust.
+  if (first) cursor.listVersion = std::move(meta->resourceVersion);
+  cursor.continueToken = std::move(meta->continueToken);
   return ListEnd::kDone;
 }
 

@@ -95,7 +95,16 @@ class Informer {
   enum class ListEnd { kDone, kExpired, kFailed };
   void Run();
   bool List();
+  // Where a list stands: pages read, the list's resourceVersion, the next page's token.
+  struct ListCursor {
+    int page = 0;
+    std::string listVersion;
+    std::string continueToken;
+  };
   ListEnd ListOnce();
+  // Reads the next page into `sink`. kDone: read, and `cursor` holds the next page's token
+  // (empty after the last page); otherwise why the list ends.
+  ListEnd ReadPage(ListSink& sink, ListCursor& cursor);
   std::string PagePath(const std::string& continueToken) const;
   WatchEnd WatchOnce();
   // One event line; false ends the stream, with `end` saying what follows.
