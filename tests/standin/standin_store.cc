@@ -210,7 +210,6 @@ std::optional<json> Store::Get(const ApiPath& path) const {
 ApiResult<std::string> Store::ListPage(const ApiPath& collection, size_t limit,
                                        const std::string& continueToken) const {
   std::lock_guard lock(mu_);
-  Key first{collection.prefix, collection.resource, collection.ns, ""};
   int64_t at = rv_;
   std::optional<Key> after;  // the previous page's last object
   if (!continueToken.empty()) {
@@ -220,57 +219,64 @@ ApiResult<std::string> Store::ListPage(const ApiPath& collection, size_t limit,
     at = token->rv;
     after = Key{collection.prefix, collection.resource, token->ns, token->name};
   }
-  auto inRange = [&](const Key& key) {
-    return std::get<0>(key) == collection.prefix && std::get<1>(key) == collection.resource &&
-           (collection.ns.empty() || std::get<2>(key) == collection.ns) && (!after || key > *after);
-  };
-  // The collection as it was at `at`: an object written since has its text from before the first
-  // such write (null: it did not exist yet).
-  std::map<Key, const std::string*> then;
-  for (const Event& event : history_) {
-    Key key = KeyOf(event.where);
-    if (event.rv > at && inRange(key)) {
-      then.try_emplace(key, event.before ? &*event.before : nullptr);
-    }
-  }
   std::string items;
   size_t count = 0;
-  std::optional<Key> last;
-  bool more = false;
-  auto now = after ? objects_.upper_bound(*after) : objects_.lower_bound(first);
-  auto old = then.begin();
-  while (true) {
-    bool fromNow = now != objects_.end() && inRange(now->first);
-    if (!fromNow && old == then.end()) break;
-    Key key;
-    const std::string* text;
-    if (old == then.end() || (fromNow && now->first < old->first)) {
-      key = now->first;
-      text = &now->second.text;
-      ++now;
-    } else {
-      key = old->first;
-      text = old->second;
-      if (fromNow && now->first == old->first) ++now;
-      ++old;
-    }
-    if (text == nullptr) continue;
-    if (limit != 0 && count == limit) {
-      more = true;
-      break;
-    }
-    if (count++ != 0) items += ',';
-    items += *text;
+  std::optional<Key> last;  // set when more items follow this page
+  VisitAtLocked(collection, at, after, [&](const Key& key, const std::string& text) {
+    if (limit != 0 && count == limit) return false;
+    items += (count++ == 0 ? "" : ",") + text;
     last = key;
-  }
+    return true;
+  });
   json metadata = {{"resourceVersion", VersionText(at)}};
-  if (more) metadata["continue"] = EncodeContinue({at, std::get<2>(*last), std::get<3>(*last)});
+  if (limit != 0 && count == limit && last) {
+    bool more = false;
+    VisitAtLocked(collection, at, last, [&](const Key&, const std::string&) {
+      more = true;
+      return false;
+    });
+    if (more) metadata["continue"] = EncodeContinue({at, std::get<2>(*last), std::get<3>(*last)});
+  }
   json head = {{"apiVersion", collection.apiVersion()},
                {"kind", KindLocked(collection) + "List"},
                {"metadata", std::move(metadata)}};
   std::string body = head.dump();
   body.pop_back();  // the closing brace: the items follow
   return body + ",\"items\":[" + items + "]}";
+}
+
+void Store::VisitAtLocked(const ApiPath& collection, int64_t at, const std::optional<Key>& after,
+                          const std::function<bool(const Key&, const std::string&)>& visit) const {
+  auto inRange = [&](const Key& key) {
+    return std::get<0>(key) == collection.prefix && std::get<1>(key) == collection.resource &&
+           (collection.ns.empty() || std::get<2>(key) == collection.ns) && (!after || key > *after);
+  };
+  // Objects written since `at`, with their text from before the first such write (null: the
+  // object did not exist yet); every other object is as it is now.
+  std::map<Key, const std::string*> then;
+  for (const Event& event : history_) {
+    if (event.rv > at && inRange(KeyOf(event.where))) {
+      then.try_emplace(KeyOf(event.where), event.before ? &*event.before : nullptr);
+    }
+  }
+  auto now =
+      after ? objects_.upper_bound(*after)
+            : objects_.lower_bound({collection.prefix, collection.resource, collection.ns, ""});
+  auto old = then.begin();
+  while (true) {
+    bool fromNow = now != objects_.end() && inRange(now->first);
+    if (!fromNow && old == then.end()) return;
+    bool takeNow = fromNow && (old == then.end() || now->first < old->first);
+    const Key& key = takeNow ? now->first : old->first;
+    const std::string* text = takeNow ? &now->second.text : old->second;
+    if (text != nullptr && !visit(key, *text)) return;
+    if (takeNow) {
+      ++now;
+    } else {
+      if (fromNow && now->first == old->first) ++now;  // superseded by its earlier text
+      ++old;
+    }
+  }
 }
 
 // Tokens are standard base64 (with '+', '/' and '=') of a small JSON object: opaque to clients,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <expected>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -147,6 +148,10 @@ class Store {
   std::string RecordLocked(std::string_view type, const ApiPath& where, nlohmann::json& object,
                            std::optional<std::string> before);
   static Stored StoredOf(const nlohmann::json& object, std::string text);
+  // Calls `visit` with each object of the collection after `after` (all of them when nullopt),
+  // in key order, as it was at revision `at`, until `visit` returns false. Caller holds mu_.
+  void VisitAtLocked(const ApiPath& collection, int64_t at, const std::optional<Key>& after,
+                     const std::function<bool(const Key&, const std::string&)>& visit) const;
   std::string EncodeContinue(const ContinueToken& token) const;
   std::optional<ContinueToken> DecodeContinue(const std::string& text) const;
   std::string KindLocked(const ApiPath& path) const;
