@@ -6,7 +6,8 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load bench-burst soak-load soak format clean \
+.PHONY: all deps build test run certs install bench bench-micro bench-load bench-burst bench-cluster \
+	soak-load soak format clean \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl
 
 all: build
@@ -109,6 +110,12 @@ bench-burst: deps
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF
 	cmake --build build-bench -j$(JOBS) --target gpugate gpugate_burst
 	build-bench/bench/gpugate_burst build-bench/webhook/gpugate $(BASELINE)
+
+# Cluster mode on big clusters: one replica syncing from a stand-in API server holding 10,000,
+# 30,000 and 100,000 pods, this tree beside BASE_REV (6e1b633, before paged lists); peak RSS,
+# time to ready, watch events per CPU second (docs/performance.md). PODS and EVENTS narrow it.
+bench-cluster: deps
+	JOBS=$(JOBS) bash bench/cluster/run.sh
 
 # gpugate under 256 connections for DURATION (300 s), its RSS every 5 s in bench/results/soak.csv.
 soak-load:

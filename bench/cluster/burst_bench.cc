@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <latch>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -92,14 +93,28 @@ double Percentile(std::vector<double> sorted, double p) {
   return sorted[i];
 }
 
+// A scratch directory, removed with it.
+struct WorkDir {
+  WorkDir() {
+    char pattern[] = "/tmp/gpugate-burst-XXXXXX";
+    if (!mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
+  }
+  ~WorkDir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
 RunResult Burst(const std::string& gpugate, int pods, int replicas, milliseconds writeLatency) {
-  ClusterFiles files(gpugate);
-  testing::StandInApiServer api({.certFile = files.File("tls.crt"),
-                                 .keyFile = files.File("tls.key"),
+  WorkDir dir;
+  if (auto made = MakeCertificates(gpugate, dir.path); !made) {
+    throw std::runtime_error(made.error().message);
+  }
+  testing::StandInApiServer api({.certFile = dir.path + "/tls.crt",
+                                 .keyFile = dir.path + "/tls.key",
                                  .writeLatency = writeLatency});
   int apiPort = api.Start();
   if (apiPort < 0) throw std::runtime_error("the stand-in did not start");
-  files.PointAt(apiPort);
+  WriteClusterConfig(dir.path, apiPort);
   api.Create("/api/v1/namespaces/team-a/resourcequotas",
              {{"apiVersion", "v1"},
               {"kind", "ResourceQuota"},
@@ -107,9 +122,14 @@ RunResult Burst(const std::string& gpugate, int pods, int replicas, milliseconds
               {"spec", {{"hard", {{"requests.nvidia.com/gpu", "100000"}}}}}});
   std::vector<std::unique_ptr<Replica>> fleet;
   for (int i = 0; i < replicas; ++i) {
-    fleet.push_back(std::make_unique<Replica>(files));
-    if (fleet.back()->WaitReady(std::chrono::seconds(30)).count() < 0) {
-      throw std::runtime_error("a replica never became ready");
+    std::string log = dir.path + "/replica-" + std::to_string(i) + ".log";
+    auto started = Replica::Start(gpugate, dir.path, dir.path + "/gpugate.yaml", log);
+    if (!started) throw std::runtime_error(started.error().message);
+    fleet.push_back(std::move(*started));
+    auto limit = Clock::now() + std::chrono::seconds(30);
+    while (!fleet.back()->Ready()) {
+      if (Clock::now() > limit) throw std::runtime_error("a replica never became ready");
+      std::this_thread::sleep_for(milliseconds(10));
     }
   }
   const int writesBefore = api.requests("PUT") + api.requests("POST");
@@ -118,7 +138,7 @@ RunResult Burst(const std::string& gpugate, int pods, int replicas, milliseconds
   std::vector<std::thread> threads;
   for (int i = 0; i < pods; ++i) {
     threads.emplace_back([&, i] {
-      auto client = fleet[i % replicas]->Client();
+      auto client = fleet[i % replicas]->NewClient();
       std::string body = CreateReview("burst-" + std::to_string(i));
       auto warm = client->Get("/healthz");  // the connection and its handshake, before the burst
       connected.count_down();

@@ -1,14 +1,16 @@
-// Benchmark support: a real `gpugate serve` replica (any build of it, so a change can be measured
-// beside an earlier commit's binary) in cluster mode against a stand-in API server, with the
-// figures a benchmark reads off it: its port, /readyz, CPU time and peak RSS.
+// One `gpugate serve` replica for the cluster benchmark: a child process of any gpugate binary
+// (this tree's, or a build of an earlier commit), its port read from its log, probed over TLS, and
+// measured from /proc: peak RSS (VmHWM) and CPU time (utime + stime).
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
-#include <vector>
+
+#include "common/result.h"
 
 namespace httplib {
 class SSLClient;
@@ -16,45 +18,47 @@ class SSLClient;
 
 namespace gpugate::bench {
 
-// A scratch directory with certificates from `gpugate certs` (CA, serving pair for 127.0.0.1),
-// a kubeconfig for the stand-in at `apiPort`, and a gpugate.yaml in cluster mode.
-class ClusterFiles {
- public:
-  // `extraCluster`: more lines of the config's cluster: section ("  reconcileInterval: 1s\n").
-  ClusterFiles(const std::string& gpugate, const std::string& extraCluster = "");
-  ~ClusterFiles();
-  // Writes the kubeconfig once the stand-in's port is known.
-  void PointAt(int apiPort) const;
-  std::string File(const std::string& name) const { return dir_ + "/" + name; }
-  const std::string& gpugate() const { return gpugate_; }
-
- private:
-  std::string gpugate_;
-  std::string dir_;
-};
-
 class Replica {
  public:
-  // Starts `gpugate serve --config gpugate.yaml` on a free port; throws std::runtime_error when
-  // it does not report listening within 30 s.
-  explicit Replica(const ClusterFiles& files);
-  ~Replica();  // SIGTERM, then SIGKILL after 10 s
+  // Starts `binary serve --listen 127.0.0.1:0 --tls-cert ... --config config`, its output to
+  // `logFile`, and waits (up to 30 s) for its log to name its port.
+  static Result<std::unique_ptr<Replica>> Start(const std::string& binary,
+                                                const std::string& certDir,
+                                                const std::string& config,
+                                                const std::string& logFile);
+  ~Replica();  // SIGTERM, and waits
 
-  int port() const { return port_; }
   pid_t pid() const { return pid_; }
-  std::unique_ptr<httplib::SSLClient> Client() const;
-  // Polls /readyz until 200 or `limit` passes; the time it took, or -1 ms.
-  std::chrono::milliseconds WaitReady(std::chrono::milliseconds limit) const;
-  // User plus system CPU time so far, from /proc/PID/stat.
-  std::chrono::milliseconds CpuTime() const;
-  // Peak resident set size so far (VmHWM), in KiB.
-  long PeakRssKib() const;
+  int port() const { return port_; }
+  // A client of its own (TLS, verifying the replica's certificate), for callers that need
+  // connections in parallel; Get() shares one.
+  std::unique_ptr<httplib::SSLClient> NewClient() const;
+  // GET `path` over TLS; nullopt when there is no answer. `status` receives the status code.
+  std::optional<std::string> Get(const std::string& path, int* status = nullptr);
+  // /readyz answers 200.
+  bool Ready();
+  // Peak resident memory since the start (VmHWM), in bytes; 0 when /proc cannot be read.
+  long PeakRssBytes() const;
+  // User and system CPU time used so far.
+  std::chrono::duration<double> CpuTime() const;
+  // Whether the process still runs (one that has exited is reaped).
+  bool Alive();
 
  private:
-  std::string caFile_;
+  Replica() = default;
   pid_t pid_ = -1;
-  int output_ = -1;  // the child's stdout and stderr
   int port_ = 0;
+  std::string caFile_;
+  std::unique_ptr<httplib::SSLClient> client_;
 };
+
+// `gpugate certs --out dir --host 127.0.0.1` with `binary`: the CA, and the serving pair every
+// replica and the stand-in use.
+Status MakeCertificates(const std::string& binary, const std::string& dir);
+
+// dir/kubeconfig for the stand-in at `apiPort` (its CA is dir/ca.crt, its token the stand-in's),
+// and dir/gpugate.yaml in cluster mode with it; `extraCluster` is more of the cluster: section
+// ("  reconcileInterval: 1s\n").
+void WriteClusterConfig(const std::string& dir, int apiPort, const std::string& extraCluster = "");
 
 }  // namespace gpugate::bench

@@ -168,7 +168,10 @@ TEST(ClusterMode, TwoReplicasAdmitExactlyTheLimit) {
 }
 
 TEST(ClusterMode, ThreeReplicasAdmitExactlyTheLimit) {
-  Cluster cluster(10);
+  // Writes take 20 ms to apply, as on a real etcd, so the replicas' first writes are in flight
+  // together and race for the record's version; without it one replica's group commit can finish
+  // before the others' writes arrive, and no race happens.
+  Cluster cluster(10, kUsualTiming, {.writeLatency = std::chrono::milliseconds(20)});
   for (int i = 0; i < 3; ++i) cluster.AddReplica();
   EXPECT_EQ(Burst(cluster, "three-"), 10);
   EXPECT_GT(cluster.api().conflicts(), 0);  // the replicas really raced on one record
@@ -220,6 +223,32 @@ TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
   // (500 ms) and two more reconcile passes (100 ms each) have had their chance to get it wrong.
   std::this_thread::sleep_for(std::chrono::milliseconds(500 + 2 * 100 + 200));
   EXPECT_EQ(Used(replica), 2);
+}
+
+// A cluster bigger than one list page (500 pods): the replica lists in pages, and the API server
+// has compacted its history between two of them, so the list's continue token has expired (410).
+// The replica lists again from the first page and charges exactly the running GPU pods.
+TEST(ClusterMode, AListWhoseContinueTokenExpiredIsStartedAgainAndChargesEveryGpuPodOnce) {
+  Cluster cluster(100);
+  // 1,200 pods in team-a; one in 50 asks for a GPU (24), and 4 of those have finished.
+  size_t loaded = cluster.api().CreateMany(kPods, 1200, [](size_t i) {
+    bool gpu = i % 50 == 0;
+    json pod =
+        GpuPod("pod-" + std::to_string(i), json::array({{{gpu ? "nvidia.com/gpu" : "cpu", "1"}}}));
+    pod["metadata"]["uid"] = "uid-" + std::to_string(i);
+    pod["status"] = {{"phase", gpu && i % 300 == 0 ? "Succeeded" : "Running"}};
+    return pod;
+  });
+  ASSERT_EQ(loaded, 1200u);
+  cluster.api().ExpireContinueTokens(1);
+  GpugateServer& replica = cluster.AddReplica();
+  EXPECT_EQ(cluster.api().continuesExpired(), 1);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 20; })) << Used(replica);
+  json record = cluster.api().Get("/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate");
+  ASSERT_TRUE(record.is_object());
+  EXPECT_EQ(record["status"]["charges"].size(), 20u);
+  EXPECT_FALSE(record["status"]["charges"].contains("pod-0"));  // Succeeded
+  EXPECT_EQ(record["status"]["charges"]["pod-50"][0]["uid"], "uid-50");
 }
 
 // kube-apiserver closes connections idle for 90 s with a TLS close_notify (here, 200 ms). Before

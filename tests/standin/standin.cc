@@ -3,6 +3,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <condition_variable>
@@ -39,6 +40,14 @@ std::optional<int64_t> ParseInt(const std::string& text) {
 
 bool IsTrue(const std::string& value) { return value == "1" || value == "true"; }
 
+// Takes one from a positive count; false when it is 0.
+bool TakeOne(std::atomic<int>& count) {
+  int left = count.load();
+  while (left > 0 && !count.compare_exchange_weak(left, left - 1)) {
+  }
+  return left > 0;
+}
+
 // One watch stream's state, owned by its content provider.
 struct WatchStream {
   standin::WatchCursor cursor;
@@ -69,6 +78,7 @@ struct StandInApiServer::Impl {
   void Fail(httplib::Response& res, const ApiError& error);
   void Answer(httplib::Response& res, int status, const standin::ApiResult<json>& result);
   void Handle(const httplib::Request& req, httplib::Response& res);
+  void HandleList(const httplib::Request& req, httplib::Response& res, const ApiPath& path);
   void HandleWatch(const httplib::Request& req, httplib::Response& res, const ApiPath& path);
   bool StreamWatch(WatchStream& watch, httplib::DataSink& sink);
 
@@ -92,6 +102,9 @@ struct StandInApiServer::Impl {
   std::atomic<int> conflicts{0};
   std::atomic<int> watchesOpened{0};
   std::atomic<int> watchesOpen{0};
+  std::atomic<int> expireContinues{0};  // continue requests still to answer 410 Expired
+  std::atomic<int> continuesExpired{0};
+  std::atomic<int> listPages{0};
 };
 
 bool StandInApiServer::Impl::Authorized(const httplib::Request& req, httplib::Response& res) {
@@ -191,7 +204,7 @@ void StandInApiServer::Impl::Handle(const httplib::Request& req, httplib::Respon
   if (req.method == "GET" && IsTrue(req.get_param_value("watch"))) {
     return HandleWatch(req, res, *path);
   }
-  if (req.method == "GET") return Reply(res, 200, store.List(*path));
+  if (req.method == "GET") return HandleList(req, res, *path);
   if (req.method == "DELETE" && !collection) return Answer(res, 200, store.Delete(*path));
   if ((req.method == "POST" && collection) || (req.method == "PUT" && !collection)) {
     json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
@@ -208,6 +221,38 @@ void StandInApiServer::Impl::Handle(const httplib::Request& req, httplib::Respon
              "MethodNotAllowed",
              "the server does not allow this method on the requested resource",
              {}});
+}
+
+void StandInApiServer::Impl::HandleList(const httplib::Request& req, httplib::Response& res,
+                                        const ApiPath& path) {
+  std::string token = req.get_param_value("continue");
+  std::optional<int64_t> limit = ParseInt(req.get_param_value("limit"));
+  if (!req.get_param_value("limit").empty() && !limit) {
+    return Fail(res, {400, "BadRequest", "invalid limit: " + req.get_param_value("limit"), {}});
+  }
+  if (!token.empty() && !req.get_param_value("resourceVersion").empty()) {
+    return Fail(
+        res,
+        {400, "BadRequest", "specifying resource version is not allowed when using continue", {}});
+  }
+  if (!token.empty() && TakeOne(expireContinues)) {
+    ++continuesExpired;
+    return Fail(res, standin::ContinueExpiredError());
+  }
+  auto page = store.ListPage(path, static_cast<size_t>(limit.value_or(0)), token);
+  if (!page) {
+    if (page.error().code == 410) ++continuesExpired;
+    return Fail(res, page.error());
+  }
+  ++listPages;
+  res.status = 200;
+  // Streamed from one copy: an unpaged list of 100,000 pods is half a gigabyte.
+  auto body = std::make_shared<std::string>(std::move(*page));
+  res.set_content_provider(body->size(), "application/json",
+                           [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                             return sink.write(body->data() + offset,
+                                               std::min<size_t>(length, 1 << 16));
+                           });
 }
 
 void StandInApiServer::Impl::HandleWatch(const httplib::Request& req, httplib::Response& res,
@@ -368,6 +413,20 @@ int StandInApiServer::held() const {
 }
 
 void StandInApiServer::BreakWatches() { impl_->store.BreakWatches(); }
+void StandInApiServer::ExpireContinueTokens(int count) { impl_->expireContinues = count; }
+int StandInApiServer::continuesExpired() const { return impl_->continuesExpired; }
+int StandInApiServer::listPages() const { return impl_->listPages; }
+
+size_t StandInApiServer::CreateMany(const std::string& collectionPath, size_t count,
+                                    const std::function<json(size_t i)>& make) {
+  auto path = standin::ParseApiPath(collectionPath);
+  if (!path || !path->collection()) return 0;
+  size_t created = 0;
+  for (size_t i = 0; i < count; ++i) {
+    created += impl_->store.Create(*path, make(i), /*keepUid=*/true).has_value() ? 1 : 0;
+  }
+  return created;
+}
 void StandInApiServer::ExpireHistory() { impl_->store.ExpireHistory(); }
 
 int StandInApiServer::requests(const std::string& method) const {

@@ -4,7 +4,10 @@
 //     opaque strings with Options::opaqueResourceVersions);
 //   - PUT with a stale metadata.resourceVersion -> 409 Conflict; POST of an existing name ->
 //     409 AlreadyExists; GET of a missing object -> 404; bodies of errors are Status objects;
-//   - list (namespaced or cluster-wide) returns items and the list's resourceVersion;
+//   - list (namespaced or cluster-wide) returns items and the list's resourceVersion; with
+//     ?limit=N, pages of N items and metadata.continue, every page of one list showing the
+//     collection at its first page's resourceVersion; a continue token older than the history
+//     (compacted) -> 410 Expired;
 //   - ?watch=1&resourceVersion=N streams ADDED/MODIFIED/DELETED events after N as chunked JSON
 //     lines, BOOKMARK events when allowWatchBookmarks=true, honours timeoutSeconds, and answers a
 //     resourceVersion older than its history with an ERROR event carrying a 410 Expired Status;
@@ -19,6 +22,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -77,8 +81,22 @@ class StandInApiServer {
 
   // Cuts every open watch stream mid-stream (no terminating chunk), as a dropped connection does.
   void BreakWatches();
-  // Forgets the event history: a watch resuming from any earlier resourceVersion gets 410.
+  // Forgets the event history: a watch resuming from any earlier resourceVersion gets 410, and so
+  // does a list continued from a page taken before a write that followed (its snapshot is gone).
   void ExpireHistory();
+  // The next `count` list requests that carry a continue token are answered 410 Expired, as
+  // kube-apiserver answers a token older than etcd's compaction. continuesExpired() counts the
+  // 410s served for continue tokens, these and those of a compacted history.
+  void ExpireContinueTokens(int count = 1);
+  int continuesExpired() const;
+  // List answers (200) served, one per page.
+  int listPages() const;
+
+  // Bulk load: creates `count` objects in the collection, make(0) .. make(count - 1), as Create
+  // does (each its own resourceVersion and watch event) without HTTP. Returns how many were
+  // created (an object whose name is taken, say, is not).
+  size_t CreateMany(const std::string& collectionPath, size_t count,
+                    const std::function<nlohmann::json(size_t i)>& make);
 
   // Answers to inject in place of the API's own: the next `count` requests (not watches) whose
   // method and path match are answered `status` with a Status object carrying `message` and

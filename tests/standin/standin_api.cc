@@ -79,4 +79,19 @@ std::string EventLine(std::string_view type, const json& object) {
   return json{{"type", type}, {"object", object}}.dump() + "\n";
 }
 
+std::string EventLineOf(std::string_view type, std::string_view objectText) {
+  std::string line = R"({"type":)" + json(type).dump() + R"(,"object":)";
+  line += objectText;
+  line += "}\n";
+  return line;
+}
+
+ApiError ContinueExpiredError() {
+  return {410,
+          "Expired",
+          "The provided continue parameter is too old to display a consistent list result. You "
+          "can start a new list without the continue parameter.",
+          {}};
+}
+
 }  // namespace gpugate::testing::standin

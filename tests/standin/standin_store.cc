@@ -8,6 +8,8 @@
 #include <ctime>
 #include <random>
 
+#include "common/base64.h"
+
 namespace gpugate::testing::standin {
 namespace {
 
@@ -153,8 +155,8 @@ ApiResult<json> Store::Create(const ApiPath& collection, json object, bool keepU
   meta["creationTimestamp"] = NowRfc3339();
   if (!object.contains("apiVersion")) object["apiVersion"] = where.apiVersion();
   if (!object.contains("kind")) object["kind"] = KindLocked(where);
-  RecordLocked("ADDED", where, object);
-  objects_[KeyOf(where)] = object;
+  std::string text = RecordLocked("ADDED", where, object, std::nullopt);
+  objects_[KeyOf(where)] = StoredOf(object, std::move(text));
   return object;
 }
 
@@ -165,7 +167,7 @@ ApiResult<json> Store::Update(const ApiPath& path, json object, bool checkVersio
   auto it = objects_.find(KeyOf(path));
   if (it == objects_.end()) return std::unexpected(NotFoundError(path));
   std::string expected = StringAt(object, "resourceVersion");
-  if (checkVersion && !expected.empty() && expected != StringAt(it->second, "resourceVersion")) {
+  if (checkVersion && !expected.empty() && expected != it->second.resourceVersion) {
     return std::unexpected(ErrorAbout(path, 409, "Conflict",
                                       "Operation cannot be fulfilled on " + path.groupResource() +
                                           " \"" + path.name +
@@ -177,12 +179,12 @@ ApiResult<json> Store::Update(const ApiPath& path, json object, bool checkVersio
   meta["name"] = path.name;
   if (!path.ns.empty()) meta["namespace"] = path.ns;
   // Set at creation and never changed by an update.
-  meta["uid"] = it->second["metadata"]["uid"];
-  meta["creationTimestamp"] = it->second["metadata"]["creationTimestamp"];
-  if (!object.contains("apiVersion")) object["apiVersion"] = it->second["apiVersion"];
-  if (!object.contains("kind")) object["kind"] = it->second["kind"];
-  RecordLocked("MODIFIED", path, object);
-  it->second = object;
+  meta["uid"] = it->second.uid;
+  meta["creationTimestamp"] = it->second.creationTimestamp;
+  if (!object.contains("apiVersion")) object["apiVersion"] = it->second.apiVersion;
+  if (!object.contains("kind")) object["kind"] = it->second.kind;
+  std::string text = RecordLocked("MODIFIED", path, object, std::move(it->second.text));
+  it->second = StoredOf(object, std::move(text));
   return object;
 }
 
@@ -190,10 +192,11 @@ ApiResult<json> Store::Delete(const ApiPath& path) {
   std::lock_guard lock(mu_);
   auto it = objects_.find(KeyOf(path));
   if (it == objects_.end()) return std::unexpected(NotFoundError(path));
-  json object = std::move(it->second);
+  json object = json::parse(it->second.text);
+  std::string before = std::move(it->second.text);
   objects_.erase(it);
   // Like etcd, the DELETED event carries the object at the deletion's resourceVersion.
-  RecordLocked("DELETED", path, object);
+  RecordLocked("DELETED", path, object, std::move(before));
   return object;
 }
 
@@ -201,22 +204,102 @@ std::optional<json> Store::Get(const ApiPath& path) const {
   std::lock_guard lock(mu_);
   auto it = objects_.find(KeyOf(path));
   if (it == objects_.end()) return std::nullopt;
-  return it->second;
+  return json::parse(it->second.text);
 }
 
-json Store::List(const ApiPath& collection) const {
+ApiResult<std::string> Store::ListPage(const ApiPath& collection, size_t limit,
+                                       const std::string& continueToken) const {
   std::lock_guard lock(mu_);
-  json items = json::array();
-  for (auto it = objects_.lower_bound({collection.prefix, collection.resource, "", ""});
-       it != objects_.end(); ++it) {
-    const auto& [prefix, resource, ns, name] = it->first;
-    if (prefix != collection.prefix || resource != collection.resource) break;
-    if (collection.ns.empty() || ns == collection.ns) items.push_back(it->second);
+  int64_t at = rv_;
+  std::optional<Key> after;  // the previous page's last object
+  if (!continueToken.empty()) {
+    std::optional<ContinueToken> token = DecodeContinue(continueToken);
+    if (!token) return std::unexpected(BadRequest("invalid continue token: " + continueToken));
+    if (token->rv < floor_) return std::unexpected(ContinueExpiredError());
+    at = token->rv;
+    after = Key{collection.prefix, collection.resource, token->ns, token->name};
   }
-  return {{"apiVersion", collection.apiVersion()},
-          {"kind", KindLocked(collection) + "List"},
-          {"metadata", {{"resourceVersion", VersionText(rv_)}}},
-          {"items", std::move(items)}};
+  std::string items;
+  size_t count = 0;
+  std::optional<Key> last;  // set when more items follow this page
+  VisitAtLocked(collection, at, after, [&](const Key& key, const std::string& text) {
+    if (limit != 0 && count == limit) return false;
+    items += (count++ == 0 ? "" : ",") + text;
+    last = key;
+    return true;
+  });
+  json metadata = {{"resourceVersion", VersionText(at)}};
+  if (limit != 0 && count == limit && last) {
+    bool more = false;
+    VisitAtLocked(collection, at, last, [&](const Key&, const std::string&) {
+      more = true;
+      return false;
+    });
+    if (more) metadata["continue"] = EncodeContinue({at, std::get<2>(*last), std::get<3>(*last)});
+  }
+  json head = {{"apiVersion", collection.apiVersion()},
+               {"kind", KindLocked(collection) + "List"},
+               {"metadata", std::move(metadata)}};
+  std::string body = head.dump();
+  body.pop_back();  // the closing brace: the items follow
+  return body + ",\"items\":[" + items + "]}";
+}
+
+void Store::VisitAtLocked(const ApiPath& collection, int64_t at, const std::optional<Key>& after,
+                          const std::function<bool(const Key&, const std::string&)>& visit) const {
+  auto inRange = [&](const Key& key) {
+    return std::get<0>(key) == collection.prefix && std::get<1>(key) == collection.resource &&
+           (collection.ns.empty() || std::get<2>(key) == collection.ns) && (!after || key > *after);
+  };
+  // Objects written since `at`, with their text from before the first such write (null: the
+  // object did not exist yet); every other object is as it is now.
+  std::map<Key, const std::string*> then;
+  for (const Event& event : history_) {
+    if (event.rv > at && inRange(KeyOf(event.where))) {
+      then.try_emplace(KeyOf(event.where), event.before ? &*event.before : nullptr);
+    }
+  }
+  auto now =
+      after ? objects_.upper_bound(*after)
+            : objects_.lower_bound({collection.prefix, collection.resource, collection.ns, ""});
+  auto old = then.begin();
+  while (true) {
+    bool fromNow = now != objects_.end() && inRange(now->first);
+    if (!fromNow && old == then.end()) return;
+    bool takeNow = fromNow && (old == then.end() || now->first < old->first);
+    const Key& key = takeNow ? now->first : old->first;
+    const std::string* text = takeNow ? &now->second.text : old->second;
+    if (text != nullptr && !visit(key, *text)) return;
+    if (takeNow) {
+      ++now;
+    } else {
+      if (fromNow && now->first == old->first) ++now;  // superseded by its earlier text
+      ++old;
+    }
+  }
+}
+
+// Tokens are standard base64 (with '+', '/' and '=') of a small JSON object: opaque to clients,
+// and broken unless a client escapes them in the query, as it must any token.
+std::string Store::EncodeContinue(const ContinueToken& token) const {
+  return gpugate::Base64Encode(json{
+      {"v", "meta.k8s.io/v1"},
+      {"rv", token.rv},
+      {"ns", token.ns},
+      {"name", token.name}}.dump());
+}
+
+std::optional<Store::ContinueToken> Store::DecodeContinue(const std::string& text) const {
+  auto decoded = gpugate::Base64Decode(text);
+  if (!decoded) return std::nullopt;
+  json token = json::parse(*decoded, nullptr, false);
+  if (!token.is_object() || token.value("v", json()) != "meta.k8s.io/v1" ||
+      !token.value("rv", json()).is_number_integer() || !token.value("ns", json()).is_string() ||
+      !token.value("name", json()).is_string()) {
+    return std::nullopt;
+  }
+  return ContinueToken{token["rv"].get<int64_t>(), token["ns"].get<std::string>(),
+                       token["name"].get<std::string>()};
 }
 
 ApiResult<WatchCursor> Store::OpenWatch(const ApiPath& collection, std::optional<int64_t> from,
@@ -228,7 +311,7 @@ ApiResult<WatchCursor> Store::OpenWatch(const ApiPath& collection, std::optional
     for (const auto& [key, object] : objects_) {
       const auto& [prefix, resource, ns, name] = key;
       if (Watches(collection, ApiPath{prefix, resource, ns, name})) {
-        initial->push_back(EventLine("ADDED", object));
+        initial->push_back(EventLineOf("ADDED", object.text));
       }
     }
   }
@@ -282,14 +365,27 @@ void Store::Close() {
   changed_.notify_all();
 }
 
-void Store::RecordLocked(std::string_view type, const ApiPath& where, json& object) {
+std::string Store::RecordLocked(std::string_view type, const ApiPath& where, json& object,
+                                std::optional<std::string> before) {
   object["metadata"]["resourceVersion"] = VersionText(++rv_);
-  history_.push_back({rv_, where, EventLine(type, object)});
+  std::string text = object.dump();
+  history_.push_back({rv_, where, EventLineOf(type, text), std::move(before)});
   while (history_.size() > historyLimit_) {
     floor_ = history_.front().rv;
     history_.pop_front();
   }
   changed_.notify_all();
+  return text;
+}
+
+Store::Stored Store::StoredOf(const json& object, std::string text) {
+  const json& meta = object["metadata"];
+  return {std::move(text),
+          StringAt(object, "resourceVersion"),
+          meta.value("uid", json()),
+          meta.value("creationTimestamp", json()),
+          object.value("apiVersion", json()),
+          object.value("kind", json())};
 }
 
 std::string Store::KindLocked(const ApiPath& path) const {
@@ -297,8 +393,7 @@ std::string Store::KindLocked(const ApiPath& path) const {
        it != objects_.end() && std::get<0>(it->first) == path.prefix &&
        std::get<1>(it->first) == path.resource;
        ++it) {
-    auto kind = it->second.find("kind");
-    if (kind != it->second.end() && kind->is_string()) return kind->get<std::string>();
+    if (it->second.kind.is_string()) return it->second.kind.get<std::string>();
   }
   return GuessKind(path.resource);
 }

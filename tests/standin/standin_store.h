@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <expected>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -55,6 +56,11 @@ using ApiResult = std::expected<T, ApiError>;
 
 // One line of a watch stream: {"type":TYPE,"object":OBJECT} and a newline.
 std::string EventLine(std::string_view type, const nlohmann::json& object);
+// The same with the object given as JSON text.
+std::string EventLineOf(std::string_view type, std::string_view objectText);
+
+// 410 Expired for a continue token whose list can no longer be served, as kube-apiserver words it.
+ApiError ContinueExpiredError();
 
 // Where one watch stands in the event stream.
 struct WatchCursor {
@@ -89,9 +95,14 @@ class Store {
   ApiResult<nlohmann::json> Update(const ApiPath& path, nlohmann::json object, bool checkVersion);
   ApiResult<nlohmann::json> Delete(const ApiPath& path);
   std::optional<nlohmann::json> Get(const ApiPath& path) const;
-  // A <Kind>List of the collection's items (sorted by namespace, then name) and the current
-  // resourceVersion.
-  nlohmann::json List(const ApiPath& collection) const;
+  // One page of a <Kind>List of the collection's items (sorted by namespace, then name), as JSON
+  // text: at most `limit` items (0: all), and metadata.continue when
+  // more follow. Every page of one list shows the collection as it was at the first page's
+  // resourceVersion, which each page carries: writes after it are undone from the history. A
+  // continue token whose version the history no longer reaches (ExpireHistory, overflow) is
+  // 410 Expired, as etcd compaction makes it; a token this store did not issue, 400.
+  ApiResult<std::string> ListPage(const ApiPath& collection, size_t limit,
+                                  const std::string& continueToken) const;
 
   // Opens a watch on `collection` for the events after resourceVersion `from`. With no `from`,
   // the watch starts now and `initial` receives a synthetic ADDED line per current object, as
@@ -116,11 +127,33 @@ class Store {
     int64_t rv;
     ApiPath where;
     std::string line;
+    // The object's JSON before this write; nullopt for a creation. Undoing the history's events
+    // newer than a list's version gives that version's objects (ListPage).
+    std::optional<std::string> before;
+  };
+  // An object as stored: its JSON text, and what writes read back from it.
+  struct Stored {
+    std::string text;
+    std::string resourceVersion;
+    nlohmann::json uid, creationTimestamp, apiVersion, kind;
+  };
+  struct ContinueToken {
+    int64_t rv;
+    std::string ns, name;  // the last object of the previous page
   };
 
   static Key KeyOf(const ApiPath& path) { return {path.prefix, path.resource, path.ns, path.name}; }
-  // Stamps the next resourceVersion on `object` and records the event; caller holds mu_.
-  void RecordLocked(std::string_view type, const ApiPath& where, nlohmann::json& object);
+  // Stamps the next resourceVersion on `object`, records the event and returns the object's
+  // text; caller holds mu_.
+  std::string RecordLocked(std::string_view type, const ApiPath& where, nlohmann::json& object,
+                           std::optional<std::string> before);
+  static Stored StoredOf(const nlohmann::json& object, std::string text);
+  // Calls `visit` with each object of the collection after `after` (all of them when nullopt),
+  // in key order, as it was at revision `at`, until `visit` returns false. Caller holds mu_.
+  void VisitAtLocked(const ApiPath& collection, int64_t at, const std::optional<Key>& after,
+                     const std::function<bool(const Key&, const std::string&)>& visit) const;
+  std::string EncodeContinue(const ContinueToken& token) const;
+  std::optional<ContinueToken> DecodeContinue(const std::string& text) const;
   std::string KindLocked(const ApiPath& path) const;
   ApiError TooOldLocked(int64_t requested) const;
   std::string UniqueNameLocked(const ApiPath& collection, const std::string& ns,
@@ -129,8 +162,8 @@ class Store {
   const size_t historyLimit_;
   const bool opaqueVersions_;
   mutable std::mutex mu_;
-  std::condition_variable changed_;        // notified on every write, break and close
-  std::map<Key, nlohmann::json> objects_;  // guarded by mu_
+  std::condition_variable changed_;  // notified on every write, break and close
+  std::map<Key, Stored> objects_;    // guarded by mu_
   // Guarded by mu_; the last write's version. Like etcd's, it starts above 0, so even an empty
   // store lists at a version a watch can resume from ("0" means "from now" to a watch).
   int64_t rv_ = 1;

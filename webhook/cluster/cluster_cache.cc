@@ -54,13 +54,7 @@ ClusterCache::ClusterCache(const quota::QuotaConfig& config, const policy::Setti
       now_(std::move(now)),
       wake_(std::move(wake)) {}
 
-void ClusterCache::OnPodList(const std::vector<json>& items) {
-  std::map<std::string, PodMap, std::less<>> pods;
-  for (const json& pod : items) {
-    if (std::optional<PodInfo> info = GpuPod(pod, settings_, config_)) {
-      pods[Meta(pod, "namespace")][Meta(pod, "name")] = std::move(*info);
-    }
-  }
+void ClusterCache::OnPodList(PodsByNamespace pods) {
   {
     std::lock_guard lock(mu_);
     pods_ = std::move(pods);
@@ -92,22 +86,37 @@ void ClusterCache::OnPodEvent(const WatchEvent& event) {
 }
 
 InformerHandlers ClusterCache::PodHandlers() {
-  return {[this](const std::vector<json>& items) { OnPodList(items); },
-          [this](const WatchEvent& event) { OnPodEvent(event); }};
+  // Each pod of a list is decoded as it arrives and dropped unless it asks for a managed
+  // resource; what is kept of a GPU pod is its PodInfo. So a list of any size holds the GPU
+  // pods' entries, not the pods.
+  auto onList = [this] {
+    auto pods = std::make_shared<PodsByNamespace>();
+    return MakeListSink(
+        [this, pods](json pod) {
+          if (std::optional<PodInfo> info = GpuPod(pod, settings_, config_)) {
+            (*pods)[Meta(pod, "namespace")][Meta(pod, "name")] = std::move(*info);
+          }
+        },
+        [this, pods] { OnPodList(std::move(*pods)); });
+  };
+  return {onList, [this](const WatchEvent& event) { OnPodEvent(event); }};
 }
 
 InformerHandlers ClusterCache::ResourceQuotaHandlers() {
-  auto onList = [this](const std::vector<json>& items) {
-    std::map<std::string, std::map<std::string, quota::Amounts>, std::less<>> quotas;
-    for (const json& rq : items) {
+  auto onList = [this] {
+    auto quotas = std::make_shared<QuotasByNamespace>();
+    auto add = [this, quotas](json rq) {
       quota::Amounts limits = ResourceQuotaLimits(rq, settings_, config_.flavors);
-      if (!limits.empty()) quotas[Meta(rq, "namespace")][Meta(rq, "name")] = std::move(limits);
-    }
-    {
-      std::lock_guard lock(mu_);
-      quotas_ = std::move(quotas);
-    }
-    if (wake_) wake_();
+      if (!limits.empty()) (*quotas)[Meta(rq, "namespace")][Meta(rq, "name")] = std::move(limits);
+    };
+    auto commit = [this, quotas] {
+      {
+        std::lock_guard lock(mu_);
+        quotas_ = std::move(*quotas);
+      }
+      if (wake_) wake_();
+    };
+    return MakeListSink(add, commit);
   };
   auto onEvent = [this](const WatchEvent& event) {
     std::string ns = Meta(event.object, "namespace");
@@ -126,26 +135,30 @@ InformerHandlers ClusterCache::ResourceQuotaHandlers() {
   return {onList, onEvent};
 }
 
+void ClusterCache::OnRecordList(std::map<std::string, GpuQuotaRecord, std::less<>> records) {
+  {
+    std::lock_guard lock(mu_);
+    records_ = std::move(records);
+    // A list is at least as new as every write that had finished when it was asked for (its
+    // first page); a write that finished later comes in on the watch that follows. So nothing
+    // of ours is newer than the list for sure, and keeping a copy of ours could keep one that is
+    // older. Dropping them costs at most a 409 and a fresh read on the next Reserve.
+    written_.clear();
+    delivered_.clear();
+    for (const auto& [ns, record] : records_) delivered_[ns].push_back(record.resourceVersion());
+  }
+  if (wake_) wake_();
+}
+
 InformerHandlers ClusterCache::RecordHandlers() {
-  auto onList = [this](const std::vector<json>& items) {
-    std::map<std::string, GpuQuotaRecord, std::less<>> records;
-    for (const json& object : items) {
-      if (Meta(object, "name") != recordName_) continue;
+  auto onList = [this] {
+    auto records = std::make_shared<std::map<std::string, GpuQuotaRecord, std::less<>>>();
+    auto add = [this, records](json object) {
+      if (Meta(object, "name") != recordName_) return;
       GpuQuotaRecord record = DecodeGpuQuota(object);
-      records[record.ns] = std::move(record);
-    }
-    {
-      std::lock_guard lock(mu_);
-      records_ = std::move(records);
-      // A list is at least as new as every write that had finished when it was asked for; a
-      // write that finished later comes in on the watch that follows. So nothing of ours is
-      // newer than the list for sure, and keeping a copy of ours could keep one that is older.
-      // Dropping them costs at most a 409 and a fresh read on the next Reserve.
-      written_.clear();
-      delivered_.clear();
-      for (const auto& [ns, record] : records_) delivered_[ns].push_back(record.resourceVersion());
-    }
-    if (wake_) wake_();
+      (*records)[record.ns] = std::move(record);
+    };
+    return MakeListSink(add, [this, records] { OnRecordList(std::move(*records)); });
   };
   auto onEvent = [this](const WatchEvent& event) {
     if (Meta(event.object, "name") != recordName_) return;

@@ -81,7 +81,13 @@ class ClusterCache {
   quota::Amounts LimitsLocked(std::string_view ns) const;
   // Our unseen write if there is one, else the watched copy; null when neither.
   const GpuQuotaRecord* NewestLocked(std::string_view ns) const;
-  void OnPodList(const std::vector<nlohmann::json>& items);
+  using PodsByNamespace = std::map<std::string, PodMap, std::less<>>;
+  // namespace -> ResourceQuota name -> its limits on managed resources
+  using QuotasByNamespace =
+      std::map<std::string, std::map<std::string, quota::Amounts>, std::less<>>;
+  // A list's outcome replaces what the cache held, under the lock, then wakes the reconciler.
+  void OnPodList(PodsByNamespace pods);
+  void OnRecordList(std::map<std::string, GpuQuotaRecord, std::less<>> records);
   void OnPodEvent(const WatchEvent& event);
 
   const quota::QuotaConfig& config_;
@@ -91,9 +97,8 @@ class ClusterCache {
   const std::function<void()> wake_;
 
   mutable std::mutex mu_;
-  std::map<std::string, PodMap, std::less<>> pods_;  // guarded by mu_; by namespace
-  // guarded by mu_; namespace -> ResourceQuota name -> its limits on managed resources
-  std::map<std::string, std::map<std::string, quota::Amounts>, std::less<>> quotas_;
+  PodsByNamespace pods_;      // guarded by mu_
+  QuotasByNamespace quotas_;  // guarded by mu_
   // Guarded by mu_; by namespace. records_: as the watch (or the last list) shows them.
   // written_: this replica's writes the watch has not delivered yet, newer than records_ since
   // the watch delivers a record's versions in order. delivered_: the last few versions the watch

@@ -11,6 +11,13 @@ namespace {
 
 using nlohmann::json;
 
+// A list of `items` through the handlers, as the informer delivers one.
+void Deliver(const InformerHandlers& handlers, const std::vector<json>& items) {
+  std::unique_ptr<ListSink> sink = handlers.onList();
+  for (const json& item : items) sink->Add(item);
+  sink->Commit();
+}
+
 // A team-a record at resourceVersion `rv` holding `gpus` GPUs.
 json RecordAt(const std::string& rv, int gpus) {
   json charges = json::object();
@@ -87,7 +94,7 @@ TEST(ClusterCacheTest, OwnWritesAndTheWatchAgreeWithoutComparingVersions) {
       const Step& step = c.steps[i];
       switch (step.kind) {
         case Step::kList:
-          handlers.onList({RecordAt(step.rv, step.gpus)});
+          Deliver(handlers, {RecordAt(step.rv, step.gpus)});
           break;
         case Step::kEvent:
           handlers.onEvent({WatchEvent::Type::kModified, RecordAt(step.rv, step.gpus)});
@@ -102,6 +109,101 @@ TEST(ClusterCacheTest, OwnWritesAndTheWatchAgreeWithoutComparingVersions) {
       EXPECT_EQ(Shown(cache), step.want) << c.name << ", step " << i + 1;
     }
   }
+}
+
+// A pod in `ns` asking for `gpus` nvidia.com/gpu (none: a CPU pod).
+json Pod(const std::string& ns, const std::string& name, int gpus,
+         const std::string& phase = "Running") {
+  json limits = {{"cpu", "2"}, {"memory", "4Gi"}};
+  if (gpus > 0) limits["nvidia.com/gpu"] = std::to_string(gpus);
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", ns},
+            {"uid", "uid-" + name},
+            {"labels", {{"app", "web"}}},
+            {"annotations", {{"note", std::string(2000, 'x')}}}}},
+          {"spec",
+           {{"containers",
+             json::array({{{"name", "main"},
+                           {"image", "registry.example/app:1"},
+                           {"resources", {{"limits", limits}, {"requests", limits}}}}})}}},
+          {"status", {{"phase", phase}}}};
+}
+
+// The cache's pods: "ns/name uid amounts [terminal] [deleting] [gone]", one per line.
+std::string Pods(const ClusterCache& cache) {
+  std::string out;
+  for (const auto& [ns, state] : cache.Snapshot()) {
+    for (const auto& [name, pod] : state.pods) {
+      out += ns + "/" + name + " " + pod.uid + " " + quota::FormatAmounts(pod.amounts) +
+             (pod.terminal ? " terminal" : "") + (pod.deleting ? " deleting" : "") +
+             (pod.goneSince != Clock::time_point{} ? " gone" : "") + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(ClusterCacheTest, KeepsOnlyGpuPodsAndOnlyWhatTheLedgerUsesOfThem) {
+  quota::QuotaConfig config;
+  policy::Settings settings;  // kube-system is exempt
+  ClusterCache cache(
+      config, settings, "gpugate", [] { return Clock::now(); }, nullptr);
+  InformerHandlers handlers = cache.PodHandlers();
+  // 1,000 pods in 50 namespaces; every 100th asks for GPUs.
+  std::vector<json> pods;
+  for (int i = 0; i < 1000; ++i) {
+    std::string ns = "team-" + std::to_string(i % 50);
+    pods.push_back(Pod(ns, "p" + std::to_string(i), i % 100 == 0 ? 1 + i / 500 : 0));
+  }
+  pods.push_back(Pod("team-0", "done", 2, "Succeeded"));
+  pods.push_back(Pod("kube-system", "driver", 1));  // exempt: never charged
+  json leaving = Pod("team-1", "leaving", 1);
+  leaving["metadata"]["deletionTimestamp"] = "2024-05-01T12:00:00Z";
+  pods.push_back(leaving);
+  Deliver(handlers, pods);
+  // The entries no event below touches.
+  const std::string p300to900 =
+      "team-0/p300 uid-p300 nvidia.com/gpu=1\n"
+      "team-0/p400 uid-p400 nvidia.com/gpu=1\n"
+      "team-0/p500 uid-p500 nvidia.com/gpu=2\n"
+      "team-0/p600 uid-p600 nvidia.com/gpu=2\n"
+      "team-0/p700 uid-p700 nvidia.com/gpu=2\n"
+      "team-0/p800 uid-p800 nvidia.com/gpu=2\n"
+      "team-0/p900 uid-p900 nvidia.com/gpu=2\n";
+  EXPECT_EQ(Pods(cache),
+            "team-0/done uid-done nvidia.com/gpu=2 terminal\n"
+            "team-0/p0 uid-p0 nvidia.com/gpu=1\n"
+            "team-0/p100 uid-p100 nvidia.com/gpu=1\n"
+            "team-0/p200 uid-p200 nvidia.com/gpu=1\n" +
+                p300to900 + "team-1/leaving uid-leaving nvidia.com/gpu=1 deleting\n");
+
+  // Watch events: CPU pods come and go without an entry; GPU pods keep theirs up to date.
+  handlers.onEvent({WatchEvent::Type::kAdded, Pod("team-7", "web", 0)});
+  handlers.onEvent({WatchEvent::Type::kDeleted, Pod("team-3", "p3", 0)});
+  handlers.onEvent({WatchEvent::Type::kAdded, Pod("team-7", "train", 4)});
+  handlers.onEvent({WatchEvent::Type::kModified, Pod("team-0", "p100", 1, "Failed")});
+  handlers.onEvent({WatchEvent::Type::kDeleted, Pod("team-0", "p200", 1)});
+  std::string afterEvents = Pods(cache);
+  EXPECT_EQ(afterEvents,
+            "team-0/done uid-done nvidia.com/gpu=2 terminal\n"
+            "team-0/p0 uid-p0 nvidia.com/gpu=1\n"
+            "team-0/p100 uid-p100 nvidia.com/gpu=1 terminal\n"
+            "team-0/p200 uid-p200 nvidia.com/gpu=1 terminal gone\n" +
+                p300to900 +
+                "team-1/leaving uid-leaving nvidia.com/gpu=1 deleting\n"
+                "team-7/train uid-train nvidia.com/gpu=4\n");
+
+  // A list abandoned part way (its continue token expired) changes nothing.
+  {
+    std::unique_ptr<ListSink> abandoned = handlers.onList();
+    abandoned->Add(Pod("team-9", "half", 1));
+  }
+  EXPECT_EQ(Pods(cache), afterEvents);
+  // A complete list replaces everything, tombstones included.
+  Deliver(handlers, {Pod("team-9", "only", 1), Pod("team-9", "cpu", 0)});
+  EXPECT_EQ(Pods(cache), "team-9/only uid-only nvidia.com/gpu=1\n");
 }
 
 }  // namespace

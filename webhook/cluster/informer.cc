@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "cluster/list_page.h"
+#include "common/strings.h"
+
 namespace gpugate::cluster {
 namespace {
 
@@ -12,6 +15,8 @@ constexpr int kWatchTimeoutSeconds = 300;
 constexpr int kWatchIdleSeconds = kWatchTimeoutSeconds + 30;
 // A stream that ends cleanly this soon without a single line is backed off, not re-opened at once.
 constexpr auto kShortestHealthyWatch = std::chrono::seconds(1);
+// Lists started again at once after a continue token expired, before backing off.
+constexpr int kListRestarts = 3;
 
 using nlohmann::json;
 
@@ -44,7 +49,30 @@ std::string Abbreviate(std::string_view text) {
   return text.size() <= 120 ? std::string(text) : std::string(text.substr(0, 120)) + "...";
 }
 
+class FunctionSink : public ListSink {
+ public:
+  FunctionSink(std::function<void(json)> add, std::function<void()> commit)
+      : add_(std::move(add)), commit_(std::move(commit)) {}
+  void Add(json object) override { add_(std::move(object)); }
+  void Commit() override { commit_(); }
+
+ private:
+  std::function<void(json)> add_;
+  std::function<void()> commit_;
+};
+
 }  // namespace
+
+std::unique_ptr<ListSink> MakeListSink(std::function<void(json object)> add,
+                                       std::function<void()> commit) {
+  return std::make_unique<FunctionSink>(std::move(add), std::move(commit));
+}
+
+std::unique_ptr<ListSink> CollectList(std::function<void(std::vector<json> items)> done) {
+  auto items = std::make_shared<std::vector<json>>();
+  return MakeListSink([items](json object) { items->push_back(std::move(object)); },
+                      [items, done = std::move(done)] { done(std::move(*items)); });
+}
 
 Informer::Informer(KubeClient& client, std::string collectionPath, InformerHandlers handlers,
                    BackoffPolicy backoff)
@@ -119,37 +147,71 @@ void Informer::Run() {
 }
 
 bool Informer::List() {
-  auto res = client_.Get(path_);
-  if (!res) {
-    Report("list: " + res.error().message);
-    return false;
+  // A continue token expires when the API server compacts its history past the list's
+  // resourceVersion (etcd's default: every 5 minutes). client-go then lists again in one answer;
+  // that answer is what paging exists to avoid, so the list starts again from its first page,
+  // at once, a few times before the usual backoff.
+  for (int attempt = 1;; ++attempt) {
+    ListEnd end = ListOnce();
+    if (end == ListEnd::kDone) return true;
+    if (end == ListEnd::kFailed || attempt == kListRestarts || stop_) return false;
   }
-  if (res->status != 200) {
-    Report("list: HTTP " + std::to_string(res->status) + ": " + StatusMessage(res->body));
-    return false;
-  }
-  json list = json::parse(res->body, nullptr, false);
-  const json* items = list.is_discarded() ? nullptr : At(list, {"items"});
-  if (!items || !(items->is_array() || items->is_null())) {
-    Report("list: the answer is not a Kubernetes list");
-    return false;
-  }
-  std::vector<json> objects;
-  if (items->is_array()) {
-    objects.reserve(items->size());
-    for (auto& item : list["items"]) objects.push_back(std::move(item));
-  }
+}
+
+std::string Informer::PagePath(const std::string& continueToken) const {
+  if (pageSize_ == 0 && continueToken.empty()) return path_;
+  std::string path = path_ + (path_.find('?') == std::string::npos ? "?" : "&");
+  path += "limit=" + std::to_string(pageSize_);
+  if (!continueToken.empty()) path += "&continue=" + QueryEscape(continueToken);
+  return path;
+}
+
+Informer::ListEnd Informer::ListOnce() {
+  std::unique_ptr<ListSink> sink = handlers_.onList();
+  ListCursor cursor;
   try {
-    handlers_.onList(objects);
+    do {
+      if (ListEnd end = ReadPage(*sink, cursor); end != ListEnd::kDone) return end;
+    } while (!cursor.continueToken.empty() && !stop_);
+    if (stop_) return ListEnd::kFailed;
+    sink->Commit();
   } catch (const std::exception& e) {
     Report(std::string("list handler failed: ") + e.what());
-    return false;
+    return ListEnd::kFailed;
   }
-  SetResourceVersion(StringAt(list, {"metadata", "resourceVersion"}));
+  SetResourceVersion(std::move(cursor.listVersion));
   progressSinceList_ = false;
   ++lists_;
   synced_ = true;
-  return true;
+  return ListEnd::kDone;
+}
+
+Informer::ListEnd Informer::ReadPage(ListSink& sink, ListCursor& cursor) {
+  bool first = ++cursor.page == 1;
+  auto res = client_.Get(PagePath(cursor.continueToken));
+  std::string where = "list" + (first ? "" : " (page " + std::to_string(cursor.page) + ")");
+  if (!res) {
+    Report(where + ": " + res.error().message);
+    return ListEnd::kFailed;
+  }
+  if (res->status == 410 && !first) {
+    Report(where + ": HTTP 410: " + StatusMessage(res->body) + "; listing again from the start");
+    return ListEnd::kExpired;
+  }
+  if (res->status != 200) {
+    Report(where + ": HTTP " + std::to_string(res->status) + ": " + StatusMessage(res->body));
+    return ListEnd::kFailed;
+  }
+  auto meta = DecodeListPage(res->body, [&](json item) { sink.Add(std::move(item)); });
+  ++pages_;
+  if (!meta) {
+    Report(where + ": " + meta.error().message);
+    return ListEnd::kFailed;
+  }
+  // Every page carries the list's resourceVersion; the first page's is the one to trust.
+  if (first) cursor.listVersion = std::move(meta->resourceVersion);
+  cursor.continueToken = std::move(meta->continueToken);
+  return ListEnd::kDone;
 }
 
 Informer::WatchEnd Informer::WatchOnce() {

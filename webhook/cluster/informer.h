@@ -1,13 +1,17 @@
-// List then watch one kind of object, the way client-go's reflector does: list (remember the
-// list's resourceVersion), watch from there with allowWatchBookmarks, resume from the last
-// resourceVersion seen when a stream ends, relist on 410 Gone (or an ERROR event with code 410),
-// back off exponentially on errors. Handlers run on the informer's own thread.
+// List then watch one kind of object, the way client-go's reflector does: list in pages of 500
+// (`limit` and `continue`; the list's resourceVersion is its first page's), watch from there with
+// allowWatchBookmarks, resume from the last resourceVersion seen when a stream ends, relist on
+// 410 Gone (or an ERROR event with code 410), back off exponentially on errors. A continue token
+// that expired mid-list (410) starts the list again from its first page. Each page is decoded
+// item by item into the handler and dropped, so a list holds one page's text at a time however
+// many objects the collection has. Handlers run on the informer's own thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,9 +29,27 @@ struct WatchEvent {
   nlohmann::json object;
 };
 
+// One list as its pages arrive: Add for every object of one complete, consistent list (every
+// page at the list's resourceVersion), then Commit once, which replaces all state. A list that
+// fails part way (an API error, a continue token that expired) is dropped without Commit and the
+// next list gets a new sink: nothing a sink was given may reach the handler's state before Commit.
+class ListSink {
+ public:
+  virtual ~ListSink() = default;
+  // `object` is the sink's to keep or drop; the informer keeps no copy.
+  virtual void Add(nlohmann::json object) = 0;
+  virtual void Commit() = 0;
+};
+
+// A sink made of two functions; they may share the list's state through their captures.
+std::unique_ptr<ListSink> MakeListSink(std::function<void(nlohmann::json object)> add,
+                                       std::function<void()> commit);
+// A sink that hands every object of the list to `done` at Commit, for small kinds and tests.
+std::unique_ptr<ListSink> CollectList(std::function<void(std::vector<nlohmann::json> items)> done);
+
 struct InformerHandlers {
-  // A complete, consistent list (the first sync, and every relist): replaces all state.
-  std::function<void(const std::vector<nlohmann::json>& items)> onList;
+  // Starts a list (the first sync, and every relist).
+  std::function<std::unique_ptr<ListSink>()> onList;
   // One change after the list.
   std::function<void(const WatchEvent& event)> onEvent;
   // Optional: a failure the informer recovers from by itself (list or watch error, 410 Gone), for
@@ -47,6 +69,10 @@ class Informer {
            BackoffPolicy backoff = {});
   ~Informer();  // stops
 
+  // Objects per list page (`limit`); 0 lists in one answer. Call before Start.
+  static constexpr size_t kDefaultPageSize = 500;
+  void set_page_size(size_t limit) { pageSize_ = limit; }
+
   void Start();
   // Returns after the thread has ended. Ends the watch at once through client.CancelWatches(),
   // which ends every watch on that client for good: Stop is for shutdown.
@@ -58,14 +84,28 @@ class Informer {
   // are arriving as they happen. False while listing, backing off or reconnecting.
   bool Watching() const { return watching_; }
   std::string ResourceVersion() const;
-  // Counts for tests and metrics: lists done (1 + relists), watch streams opened.
+  // Counts for tests and metrics: lists done (1 + relists), list pages received (of every list,
+  // those of abandoned lists too), watch streams opened.
   int lists() const { return lists_; }
+  int pages() const { return pages_; }
   int watches() const { return watches_; }
 
  private:
   enum class WatchEnd { kEnded, kGone, kFailed };
+  enum class ListEnd { kDone, kExpired, kFailed };
   void Run();
   bool List();
+  // Where a list stands: pages read, the list's resourceVersion, the next page's token.
+  struct ListCursor {
+    int page = 0;
+    std::string listVersion;
+    std::string continueToken;
+  };
+  ListEnd ListOnce();
+  // Reads the next page into `sink`. kDone: read, and `cursor` holds the next page's token
+  // (empty after the last page); otherwise why the list ends.
+  ListEnd ReadPage(ListSink& sink, ListCursor& cursor);
+  std::string PagePath(const std::string& continueToken) const;
   WatchEnd WatchOnce();
   // One event line; false ends the stream, with `end` saying what follows.
   bool HandleLine(std::string_view line, WatchEnd& end);
@@ -79,11 +119,13 @@ class Informer {
   std::string path_;
   InformerHandlers handlers_;
   BackoffPolicy backoff_;
+  size_t pageSize_ = kDefaultPageSize;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_{false};
   std::atomic<bool> watching_{false};
   std::atomic<int> lists_{0};
+  std::atomic<int> pages_{0};
   std::atomic<int> watches_{0};
   mutable std::mutex mu_;
   std::condition_variable wake_;  // Stop() ends a backoff wait

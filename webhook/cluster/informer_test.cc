@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "cluster/informer_mirror.h"
 #include "cluster/test_certs.h"
 #include "standin/standin.h"
 
@@ -18,86 +19,12 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 using gpugate::testing::StandInApiServer;
+using testing::Mirror;
+using testing::Pod;
+using testing::Rv;
 
 constexpr char kToken[] = "stand-in-token";
 constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
-
-json Pod(const std::string& name) {
-  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", {}}};
-}
-
-std::string Rv(const json& object) { return object["metadata"]["resourceVersion"]; }
-
-// What an informer's handlers saw: the objects (name -> resourceVersion) and a log of calls
-// ("LIST 2", "ADDED a@3"). Handlers run on the informer's thread; tests read under the lock.
-class Mirror {
- public:
-  InformerHandlers Handlers() {
-    return {.onList =
-                [this](const std::vector<json>& items) {
-                  std::lock_guard lock(mu_);
-                  objects_.clear();
-                  for (const json& item : items) objects_[item["metadata"]["name"]] = Rv(item);
-                  log_.push_back("LIST " + std::to_string(items.size()));
-                  changed_.notify_all();
-                },
-            .onEvent =
-                [this](const WatchEvent& event) {
-                  static const char* kNames[] = {"ADDED", "MODIFIED", "DELETED"};
-                  std::lock_guard lock(mu_);
-                  std::string name = event.object["metadata"]["name"];
-                  if (event.type == WatchEvent::Type::kDeleted) {
-                    objects_.erase(name);
-                  } else {
-                    objects_[name] = Rv(event.object);
-                  }
-                  log_.push_back(std::string(kNames[int(event.type)]) + " " + name + "@" +
-                                 Rv(event.object));
-                  changed_.notify_all();
-                },
-            .onError =
-                [this](const std::string& message) {
-                  std::lock_guard lock(mu_);
-                  errors_.push_back(message);
-                  changed_.notify_all();
-                }};
-  }
-
-  // Waits up to 5 s for `done` (checked on every handler call and every 10 ms).
-  bool WaitFor(const std::function<bool()>& done) {
-    auto deadline = std::chrono::steady_clock::now() + 5s;
-    std::unique_lock lock(mu_);
-    while (true) {
-      lock.unlock();
-      if (done()) return true;
-      lock.lock();
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      changed_.wait_for(lock, 10ms);
-    }
-  }
-
-  std::string Objects() const {
-    std::lock_guard lock(mu_);
-    std::string out;
-    for (const auto& [name, rv] : objects_) out += (out.empty() ? "" : " ") + name + "@" + rv;
-    return out;
-  }
-  std::vector<std::string> Log() const {
-    std::lock_guard lock(mu_);
-    return log_;
-  }
-  std::vector<std::string> Errors() const {
-    std::lock_guard lock(mu_);
-    return errors_;
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
-  std::map<std::string, std::string> objects_;
-  std::vector<std::string> log_;
-  std::vector<std::string> errors_;
-};
 
 class InformerTest : public ::testing::Test {
  protected:
@@ -121,16 +48,7 @@ class InformerTest : public ::testing::Test {
   // The server's objects in the mirror's rendering.
   std::string Truth() {
     KubeClient client(Config());
-    auto list = client.Get(kPods);
-    if (!list || list->status != 200) return "no list";
-    std::map<std::string, std::string> objects;
-    json parsed = json::parse(list->body);
-    for (const json& item : parsed["items"]) {
-      objects[item["metadata"]["name"]] = Rv(item);
-    }
-    std::string out;
-    for (const auto& [name, rv] : objects) out += (out.empty() ? "" : " ") + name + "@" + rv;
-    return out;
+    return testing::Rendered(client.Get(kPods));
   }
 
   std::unique_ptr<StandInApiServer> server_;

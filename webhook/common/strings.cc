@@ -62,6 +62,22 @@ std::string PrometheusLabelValue(std::string_view v) {
   return out;
 }
 
+std::string QueryEscape(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return out;
+}
+
 bool GlobMatch(std::string_view pattern, std::string_view text) {
   // Iterative matcher with single backtrack point: linear in practice, no recursion.
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;

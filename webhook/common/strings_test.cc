@@ -20,6 +20,20 @@ TEST(JsonQuote, EscapesControlAndQuotes) {
   for (const auto& c : cases) EXPECT_EQ(JsonQuote(c.in), c.want) << c.in;
 }
 
+TEST(QueryEscape, KeepsOnlyUnreservedCharacters) {
+  struct Case {
+    std::string in, want;
+  } cases[] = {
+      {"abcXYZ019-._~", "abcXYZ019-._~"},
+      {"eyJydiI6MTB9", "eyJydiI6MTB9"},
+      {"a+b/c=", "a%2Bb%2Fc%3D"},
+      {"x y&z=%", "x%20y%26z%3D%25"},
+      {"\xc3\xbc", "%C3%BC"},
+      {"", ""},
+  };
+  for (const auto& c : cases) EXPECT_EQ(QueryEscape(c.in), c.want) << c.in;
+}
+
 TEST(GlobMatch, Table) {
   struct Case {
     const char* pattern;
