@@ -95,6 +95,7 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request) const 
       return review::Denied("quota-exceeded", reserved->message);
     case quota::ReserveOutcome::kAlreadyCharged:
       return review::Allowed("already-charged");
+    case quota::ReserveOutcome::kChargedOverLimit:  // not asked for: every charge is enforced
     case quota::ReserveOutcome::kCharged:
       break;
   }

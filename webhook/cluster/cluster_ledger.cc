@@ -159,7 +159,7 @@ struct ClusterLedger::State {
                                                          const quota::PodRef& pod,
                                                          const quota::Amounts& amounts,
                                                          const quota::Amounts& hard, bool dryRun,
-                                                         Deadline deadline) {
+                                                         bool enforce, Deadline deadline) {
     using quota::ReserveOutcome;
     using Answer = std::optional<quota::ReserveResult>;
     if (!record.problem.empty()) {
@@ -170,20 +170,24 @@ struct ClusterLedger::State {
       return fresh ? Answer{{ReserveOutcome::kAlreadyCharged}} : Answer{};
     }
     std::string excess = quota::ExceededMessage(pod.ns, hard, record.Used(), amounts);
-    if (!excess.empty()) return fresh ? Answer{{ReserveOutcome::kExceeded, excess}} : Answer{};
-    if (dryRun) return fresh ? Answer{{ReserveOutcome::kCharged}} : Answer{};
+    if (!excess.empty() && enforce) {
+      return fresh ? Answer{{ReserveOutcome::kExceeded, excess}} : Answer{};
+    }
+    quota::ReserveResult charged{
+        excess.empty() ? ReserveOutcome::kCharged : ReserveOutcome::kChargedOverLimit, excess};
+    if (dryRun) return fresh ? Answer{charged} : Answer{};
     record.charges[pod.name].push_back(RecordedCharge{pod.uid, Now(), amounts});
     Result<Written> written = Write(record, hard, deadline);
     if (!written) return std::unexpected(written.error());
     if (*written == Written::kConflict) return Answer{};
-    return Answer{{ReserveOutcome::kCharged}};
+    return Answer{charged};
   }
 
   // Reserve's loop: the watched copy first, then fresh reads after each conflict.
   Result<quota::ReserveResult> ReserveWithRetries(const quota::PodRef& pod,
                                                   const quota::Amounts& amounts,
                                                   const quota::Amounts& hard, bool dryRun,
-                                                  Deadline deadline) {
+                                                  bool enforce, Deadline deadline) {
     auto lock = LockNamespace(pod.ns, deadline, "to charge " + pod.ns + "/" + pod.name);
     if (!lock) return std::unexpected(lock.error());
     std::optional<GpuQuotaRecord> cached = cache.Record(pod.ns);
@@ -195,7 +199,8 @@ struct ClusterLedger::State {
       }
       Result<GpuQuotaRecord> record = fresh ? ReadRecord(pod.ns, deadline) : std::move(*cached);
       if (!record) return std::unexpected(record.error());
-      auto answer = TryReserve(std::move(*record), fresh, pod, amounts, hard, dryRun, deadline);
+      auto answer =
+          TryReserve(std::move(*record), fresh, pod, amounts, hard, dryRun, enforce, deadline);
       if (!answer) return std::unexpected(answer.error());
       if (*answer) return **answer;
     }
@@ -303,9 +308,10 @@ bool ClusterLedger::Ready() const {
   return state_->pods.Synced() && state_->quotas.Synced() && state_->records.Synced();
 }
 
-Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
-                                                    const quota::Amounts& amounts, bool dryRun,
-                                                    quota::Deadline deadline) {
+Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest& request) {
+  const quota::PodRef& pod = request.pod;
+  const quota::Amounts& amounts = request.amounts;
+  quota::Deadline deadline = request.deadline;
   if (deadline == quota::kNoDeadline) deadline = options_.retry.Now() + options_.retry.budget;
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + quota::FormatMilli(milli));
@@ -314,14 +320,18 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
   // Before the first sync a ResourceQuota may be missing from `hard`: fail closed where a limit
   // is or may be set. An unlimited namespace is charged as usual (the record is read from the
   // API, not the cache), so nothing is lost for it.
-  if (!Ready() && (!hard.empty() || !state_->quotas.Synced())) return Fail(kNotSynced);
+  // Unenforced, a limit refuses nothing, so the namespace is treated as one without limits.
+  if (request.enforce && !Ready() && (!hard.empty() || !state_->quotas.Synced())) {
+    return Fail(kNotSynced);
+  }
   Result<quota::ReserveResult> result =
-      state_->ReserveWithRetries(pod, amounts, hard, dryRun, deadline);
-  if (result || !hard.empty()) return result;
+      state_->ReserveWithRetries(pod, amounts, hard, request.dryRun, request.enforce, deadline);
+  if (result || (!hard.empty() && request.enforce)) return result;
   // Without a limit nothing can be exceeded, so a charge the API would not take is not worth
   // refusing the pod for: the reconciler records it from the pod watch once the API answers.
-  state_->Report("charging " + pod.ns + "/" + pod.name +
-                 " (admitted anyway, no limit there): " + result.error().message);
+  state_->Report("charging " + pod.ns + "/" + pod.name + " (admitted anyway, " +
+                 (hard.empty() ? "no limit there" : "its limits not enforced") +
+                 "): " + result.error().message);
   return quota::ReserveResult{quota::ReserveOutcome::kCharged};
 }
 
