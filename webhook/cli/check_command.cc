@@ -101,10 +101,11 @@ void CheckObject(manifest::ManifestObject&& manifest, const policy::Settings& se
     return;
   }
   const policy::ObjectView view = review::FindPodSpecs(std::move(manifest.object));
-  if (auto denied = admission::CheckRules(view, settings)) {
+  const admission::RuleVerdict verdict = admission::JudgeRules(view, settings, f.ns, {});
+  if (verdict.Denies()) {
     ++counts.denied;
-    f.reason = std::move(denied->reason);
-    f.message = std::move(denied->message);
+    f.reason = verdict.DenialReason();
+    f.message = verdict.DenialMessage();
     report.findings.push_back(std::move(f));
   } else if (view.podSpecs.empty()) {
     ++counts.withoutPodSpec;

@@ -85,8 +85,7 @@ void Server::Route(const Request& req, Response& res) {
   if (path == "/healthz") {
     res.Set(200, "ok\n");
   } else if (path == "/readyz") {
-    const quota::Accounting* ledger = handler_.ledger();
-    bool ready = ready_ && (!ledger || ledger->Ready());
+    bool ready = ready_ && handler_.Ready();
     res.Set(ready ? 200 : 503, ready ? "ok\n" : "not ready\n");
   } else if (path == "/metrics") {
     std::string body = metrics_.Render() + http_->RenderMetrics() + tls_->RenderMetrics() +
