@@ -1,5 +1,6 @@
 #include "cli/quota_backend.h"
 
+#include "cli/api_access.h"
 #include "quota/journal.h"
 #include "quota/ledger.h"
 #include "transport/log.h"
@@ -19,18 +20,6 @@ Result<std::unique_ptr<quota::Accounting>> OpenLocal(const config::Config& confi
   return std::unique_ptr<quota::Accounting>(std::move(ledger));
 }
 
-Result<cluster::KubeConfig> ApiAccess(const config::ClusterConfig& cluster) {
-  auto access = cluster.kubeconfig.empty()
-                    ? cluster::InClusterConfig()
-                    : cluster::LoadKubeconfig(cluster.kubeconfig, cluster.context);
-  if (!access) {
-    return Fail((cluster.kubeconfig.empty() ? "cluster (in-cluster service account): "
-                                            : "cluster.kubeconfig: ") +
-                access.error().message);
-  }
-  return access;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& config) {
@@ -42,8 +31,9 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
     return backend;
   }
   if (!config.quota.stateFile.empty()) {
-    return Fail("quota.stateFile is the local ledger's file and is not used in cluster mode "
-                "(--kubeconfig or cluster.enabled); remove it");
+    return Fail(
+        "quota.stateFile is the local ledger's file and is not used in cluster mode "
+        "(--kubeconfig or cluster.enabled); remove it");
   }
   auto access = ApiAccess(config.cluster);
   if (!access) return std::unexpected(access.error());
