@@ -15,11 +15,13 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -738,6 +740,35 @@ std::set<std::string> Grants(const YAML::Node& role, std::vector<std::string>& u
   return grants;
 }
 
+// The grants docs/cluster.md's "RBAC" table documents, one "group resource verb" per verb of
+// each row `| \`resource\` | verbs | why |`; `gpuquotas.gpugate.io` is resource.group.
+std::set<std::string> DocumentedGrants() {
+  auto trim = [](std::string text) {
+    text.erase(0, text.find_first_not_of(" `"));
+    text.erase(text.find_last_not_of(" `") + 1);
+    return text;
+  };
+  std::ifstream in(std::string(GPUGATE_SOURCE_DIR) + "/docs/cluster.md");
+  std::set<std::string> grants;
+  bool inSection = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("## ")) inSection = line == "## RBAC";
+    if (!inSection || !line.starts_with("| `")) continue;
+    std::vector<std::string> cells;  // "", resource, verbs, why, ""
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, '|');) cells.push_back(trim(cell));
+    if (cells.size() < 3) continue;
+    const size_t dot = cells[1].find('.');
+    const std::string resource = cells[1].substr(0, dot);
+    const std::string group = dot == std::string::npos ? "core" : cells[1].substr(dot + 1);
+    std::istringstream verbs(cells[2]);
+    for (std::string verb; std::getline(verbs, verb, ',');) {
+      grants.insert(group + " " + resource + " " + trim(verb));
+    }
+  }
+  return grants;
+}
+
 // docs/cluster.md, "RBAC": exactly what cluster mode uses, so a wildcard or an extra verb fails.
 TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
   const YAML::Node role = Object("ClusterRole", "gpugate", "");
@@ -752,6 +783,9 @@ TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
       "core resourcequotas get",
       "core resourcequotas list",
       "core resourcequotas watch",
+      "core namespaces get",
+      "core namespaces list",
+      "core namespaces watch",
       "gpugate.io gpuquotas get",
       "gpugate.io gpuquotas list",
       "gpugate.io gpuquotas watch",
@@ -765,6 +799,7 @@ TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
   EXPECT_TRUE(missing.empty()) << "not granted: " << ::testing::PrintToString(missing);
   EXPECT_TRUE(extra.empty()) << "granted beyond docs/cluster.md: "
                              << ::testing::PrintToString(extra);
+  EXPECT_EQ(DocumentedGrants(), want) << "docs/cluster.md's RBAC table";
 }
 
 // The grant reaches gpugate's pods: the binding names the ServiceAccount the Deployment runs as.
