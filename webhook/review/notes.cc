@@ -126,6 +126,7 @@ bool IsAuditAnnotationKey(std::string_view key) {
 
 Notes NotesFor(std::span<const RuleFinding> findings) {
   Notes notes;
+  if (findings.empty()) return notes;  // the usual case: nothing to build
   std::vector<std::string> warnings;
   std::map<std::string, std::vector<std::string>> audited;  // rule -> messages, sorted by rule
   std::set<std::pair<std::string, std::string>> tally;
