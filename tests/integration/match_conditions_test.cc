@@ -380,7 +380,9 @@ TEST(MatchConditions, SendGpugateWhatItActsOnAndNothingWithoutGpus) {
         SCOPED_TRACE(c.id + " -> " + w.kind + " " + name);
         ASSERT_TRUE(value.is_boolean()) << value.dump() << "\n" << Bindings(r).dump();
         EXPECT_EQ(value.get<bool>(), wants);
-        if (acts) EXPECT_TRUE(value.get<bool>()) << "gpugate acts on it";
+        if (acts) {
+          EXPECT_TRUE(value.get<bool>()) << "gpugate acts on it";
+        }
         matched += value.get<bool>();
         acted += acts;
       }
