@@ -1,9 +1,12 @@
 // Fuzzes the whole admission path as the server runs it: DecodeReview, then Handler::Validate
 // (with a local in-memory quota ledger whose limits are small, so the charge, refusal and release
 // paths all run) and Handler::Mutate, then EncodeResponse. Each input is run under the built-in
-// settings and under a configured set (scheduler, tolerations, fixed core limit, per-container
-// maximum). Checked:
-//   - every decision is allowed, or denied with a message and a 4xx/5xx code;
+// settings, under a configured set (scheduler, tolerations, fixed core limit, per-container
+// maximum) and under that set in warn and audit modes (quota in audit). Checked:
+//   - every decision is allowed, or denied with a message and a 4xx/5xx code; with every rule in
+//     warn or audit mode, nothing is refused for a rule or for quota;
+//   - warnings are valid UTF-8 without control characters and within the API's limits, whole;
+//     audit annotations have keys the API server accepts;
 //   - the response envelope is JSON echoing the request's apiVersion and uid;
 //   - a charged pod is charged once (a second review is "already-charged") and its DELETE gives
 //     every milli-unit back; a refused charge leaves the ledger untouched;
@@ -23,6 +26,7 @@
 #include "policy/settings.h"
 #include "quota/ledger.h"
 #include "review/admission_review.h"
+#include "review/notes.h"
 
 using namespace gpugate;
 
@@ -55,6 +59,30 @@ policy::Settings Configured() {
   return s;
 }
 
+// Every rule in warn mode but two in audit, and quota in audit: findings never refuse.
+policy::Settings Warned() {
+  policy::Settings s = Configured();
+  s.modes.defaultMode = policy::Mode::kWarn;
+  s.modes.rules = {{"whole-units", policy::Mode::kAudit}, {"quota", policy::Mode::kAudit}};
+  return s;
+}
+
+// Runes in `text`, or -1 when it is not valid UTF-8 or holds a control character (C0, DEL, C1).
+long PrintableRunes(std::string_view text) {
+  long runes = 0;
+  for (size_t i = 0; i < text.size(); ++runes) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > text.size() || b < 0x20 || b == 0x7F) return -1;
+    if (b == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) return -1;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return -1;
+    }
+    i += n;
+  }
+  return runes;
+}
+
 std::string Describe(const review::Decision& d) {
   return std::string(d.allowed ? "allowed " : "denied ") + std::to_string(d.code) + " " + d.reason +
          ": " + d.message + (d.patch.empty() ? "" : " patch " + d.patch);
@@ -67,6 +95,18 @@ nlohmann::json CheckDecision(const review::AdmissionRequest& request, const revi
     FUZZ_CHECK(d.code == 200 && d.message.empty(), Describe(d));
   } else {
     FUZZ_CHECK(!d.message.empty() && d.code >= 400 && d.code < 600 && d.patch.empty(), Describe(d));
+  }
+  long total = 0;
+  for (const std::string& w : d.warnings) {
+    const long runes = PrintableRunes(w);
+    FUZZ_CHECK(runes > 0 && runes <= static_cast<long>(review::kWarningMaxRunes), w);
+    total += runes;
+  }
+  FUZZ_CHECK(d.warnings.size() <= review::kMaxWarnings &&
+                 total <= static_cast<long>(review::kWarningsMaxRunes),
+             Describe(d));
+  for (const review::AuditAnnotation& a : d.auditAnnotations) {
+    FUZZ_CHECK(review::IsAuditAnnotationKey(a.key) && PrintableRunes(a.value) > 0, a.key);
   }
   const std::string encoded = review::EncodeResponse(request, d);
   const nlohmann::json doc = nlohmann::json::parse(encoded, nullptr, /*allow_exceptions=*/false);
@@ -137,13 +177,14 @@ void CheckPatch(const admission::Handler& handler, std::string_view body,
 }
 
 void Run(const policy::Settings& settings, std::string_view body,
-         const review::AdmissionRequest& request) {
+         const review::AdmissionRequest& request, bool nothingDenies = false) {
   quota::Ledger ledger(SmallQuota(), nullptr);
   FUZZ_CHECK(ledger.Open().has_value(), "ledger Open");
   const admission::Handler handler(settings, &ledger);
 
   const review::Decision validated = handler.Validate(request);
   CheckDecision(request, validated);
+  if (nothingDenies) FUZZ_CHECK(validated.allowed || validated.code >= 500, Describe(validated));
   CheckLedger(handler, request, validated);
 
   const review::Decision mutated = handler.Mutate(request);
@@ -156,10 +197,12 @@ void Run(const policy::Settings& settings, std::string_view body,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const policy::Settings* const kDefaults = new policy::Settings();
   static const policy::Settings* const kConfigured = new policy::Settings(Configured());
+  static const policy::Settings* const kWarned = new policy::Settings(Warned());
   const std::string_view body(reinterpret_cast<const char*>(data), size);
   const Result<review::AdmissionRequest> request = review::DecodeReview(body);
   if (!request) return 0;  // the transport answers 400; review_fuzzer covers the decoder
   Run(*kDefaults, body, *request);
   Run(*kConfigured, body, *request);
+  Run(*kWarned, body, *request, /*nothingDenies=*/true);
   return 0;
 }

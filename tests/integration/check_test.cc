@@ -47,6 +47,13 @@ const CheckCase kCases[] = {
      "",
      2},
     {"missing-file", {"-f", "no-such.yaml", "-f", "tree/batch/clean.yaml"}, "", 2},
+    // Modes: warn and audit findings are reported, and only deny fails.
+    {"rollout", {"--config", "rollout.config.yaml", "-f", "rollout.yaml"}, "", 1},
+    {"rollout-json",
+     {"--config", "rollout.config.yaml", "-f", "rollout.yaml", "-o", "json"},
+     "",
+     1},
+    {"rollout-warnings-only", {"--config", "rollout.config.yaml", "-f", "multi-doc.yaml"}, "", 0},
 };
 
 // What the golden file holds: the command, the exit status, then the output.
@@ -110,7 +117,8 @@ TEST(Check, JsonFindingsCarryEveryFieldAndTheSummaryAddsUp) {
   }
   const auto& summary = out["summary"];
   EXPECT_EQ(summary["objects"].get<int>(),
-            summary["denied"].get<int>() + summary["allowed"].get<int>() +
+            summary["denied"].get<int>() + summary["warned"].get<int>() +
+                summary["audited"].get<int>() + summary["allowed"].get<int>() +
                 summary["exempt"].get<int>() + summary["withoutPodSpec"].get<int>());
   EXPECT_EQ(summary["denied"].get<size_t>(), out["findings"].size());
   EXPECT_EQ(summary["unreadable"], 1);
@@ -154,7 +162,9 @@ TEST(Check, KustomizeOutputOfTheShippedManifestsPasses) {
   const Exit run = RunProgram("/bin/sh", {"-c", "exec \"$1\" check -f - < \"$2\"", "sh",
                                           GPUGATE_BINARY, dir.File("rendered.yaml")});
   EXPECT_EQ(run.code, 0) << run.output;
-  EXPECT_NE(run.output.find(": 0 denied, 1 allowed, 0 exempt, "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(": 0 denied, 0 warned, 0 audited, 1 allowed, 0 exempt, "),
+            std::string::npos)
+      << run.output;
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
 // The shipped manifests as an operator applies them: the output of `kubectl kustomize` for the
-// base (cluster mode), the cert-manager overlay and the local-ledger overlay, checked against what
-// docs/deployment.md and docs/cluster.md promise (the objects, the Deployment's hardening, two
-// replicas sharing the GPUQuota records or one with its local journal, the CustomResourceDefinition
-// and the exact RBAC cluster mode uses, the webhook registrations, a config gpugate itself accepts)
-// and against each other (Secret, ConfigMap, ServiceAccount, PersistentVolumeClaim, Service,
-// PodDisruptionBudget and Certificate wiring).
-// Needs kubectl 1.22 or later (kubectl.h: on PATH, in .tools/bin from `make kubectl`, or named by
-// GPUGATE_KUBECTL); without one every test is skipped, saying so. GPUGATE_MANIFESTS_DIR=DIR
-// renders a copy of manifests/ instead, e.g. a deliberately broken one, to see a check fail.
+// base (cluster mode), the cert-manager, local-ledger and no-match-conditions overlays, checked
+// against what docs/deployment.md and docs/cluster.md promise (the objects, the Deployment's
+// hardening, two replicas sharing the GPUQuota records or one with its local journal, the
+// CustomResourceDefinition and the exact RBAC cluster mode uses, the webhook registrations and
+// their matchConditions, a config gpugate itself accepts) and against each other (Secret,
+// ConfigMap, ServiceAccount, PersistentVolumeClaim, Service, PodDisruptionBudget and Certificate
+// wiring). Needs kubectl 1.22 or later (kubectl.h: on PATH, in .tools/bin from `make kubectl`, or
+// named by GPUGATE_KUBECTL); without one every test is skipped, saying so.
+// GPUGATE_MANIFESTS_DIR=DIR renders a copy of manifests/ instead, e.g. a deliberately broken one,
+// to see a check fail.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -15,11 +16,13 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +33,7 @@
 #include "config/config.h"
 #include "kubectl.h"
 #include "test_paths.h"
+#include "webhook_rules.h"
 
 namespace gpugate::testing {
 namespace {
@@ -240,6 +244,7 @@ struct Kustomization {
   std::string subdir;  // under manifests/
   Mode mode;
   std::vector<std::string> objects;  // Identity() of every object it renders, nothing more
+  bool matchConditions = true;       // the webhooks filter requests with CEL (Kubernetes 1.28+)
 };
 
 // Test names and failures show the kustomization by name, not as bytes.
@@ -276,7 +281,9 @@ std::vector<Kustomization> Kustomizations() {
   localLedger.push_back("v1 PersistentVolumeClaim gpugate-system/gpugate-state");
   return {{"Base", "", Mode::kCluster, base},
           {"CertManager", "/overlays/cert-manager", Mode::kCluster, certManager},
-          {"LocalLedger", "/overlays/local-ledger", Mode::kLocalLedger, localLedger}};
+          {"LocalLedger", "/overlays/local-ledger", Mode::kLocalLedger, localLedger},
+          {"NoMatchConditions", "/overlays/no-match-conditions", Mode::kCluster, base,
+           /*matchConditions=*/false}};
 }
 
 std::vector<Kustomization> KustomizationsIn(Mode mode) {
@@ -487,6 +494,35 @@ TEST_P(Manifests, WebhooksHaveTheDocumentedSettings) {
   }
 }
 
+// docs/deployment.md, "matchConditions": each webhook carries exactly the conditions of
+// manifests/base/webhooks.yaml, which match_conditions_test.cc runs through a CEL evaluator (no
+// overlay changes them), or, in the overlay for clusters before 1.28, none at all.
+TEST_P(Manifests, WebhooksCarryTheTestedMatchConditionsOrNone) {
+  const std::vector<YAML::Node> source =
+      YAML::LoadAllFromFile(std::string(GPUGATE_SOURCE_DIR) + "/manifests/base/webhooks.yaml");
+  for (const WebhookCase& c : kWebhooks) {
+    SCOPED_TRACE(c.kind);
+    const YAML::Node webhook = OnlyWebhook(Object(c.kind, "gpugate", ""), c.webhook);
+    const YAML::Node conditions = At(webhook, "matchConditions");
+    if (!GetParam().matchConditions) {
+      EXPECT_FALSE(conditions.IsDefined()) << "matchConditions need Kubernetes 1.28";
+      continue;
+    }
+    YAML::Node tested = Undefined();
+    for (const YAML::Node& doc : source) {
+      if (Str(At(doc, "kind")) == c.kind)
+        tested = At(Items(At(doc, "webhooks"))[0], "matchConditions");
+    }
+    ASSERT_EQ(Items(conditions).size(), Items(tested).size());
+    ASSERT_FALSE(Items(conditions).empty());
+    for (size_t i = 0; i < Items(conditions).size(); ++i) {
+      EXPECT_EQ(Str(At(Items(conditions)[i], "name")), Str(At(Items(tested)[i], "name")));
+      EXPECT_EQ(Str(At(Items(conditions)[i], "expression")),
+                Str(At(Items(tested)[i], "expression")));
+    }
+  }
+}
+
 // The API server's call reaches gpugate: the Service selects its pods and its port leads to the
 // container's HTTPS port.
 TEST_P(Manifests, WebhooksReachTheGpugateContainer) {
@@ -507,43 +543,6 @@ TEST_P(Manifests, WebhooksReachTheGpugateContainer) {
         << "Service port " << port << " targets '" << Str(At(servicePort, "targetPort"))
         << "', which is not a port of the gpugate container";
   }
-}
-
-struct ApiResource {
-  const char* group;
-  const char* version;  // one a cluster serves the resource at
-  const char* resource;
-};
-
-// True when a rule's `resources` entry matches `resource` ("pods" or "pods/status") as the API
-// server matches it: "*" is every resource but no subresource, "*/*" everything, "pods/*" every
-// subresource of pods, "*/status" the status of every resource.
-bool ResourceMatches(std::string_view entry, std::string_view resource) {
-  if (entry == resource || entry == "*/*") return true;
-  const size_t slash = resource.find('/');
-  if (slash == std::string_view::npos) return entry == "*";
-  const std::string_view parent = resource.substr(0, slash), sub = resource.substr(slash + 1);
-  return entry == std::string(parent) + "/*" || entry == "*/" + std::string(sub);
-}
-
-// True when one of the rules sends `operation` on `r` to the webhook.
-bool Covers(const YAML::Node& webhook, const ApiResource& r, std::string_view operation) {
-  auto matches = [](const YAML::Node& list, std::string_view value) {
-    const std::vector<std::string> values = Strs(list);
-    return Contains(values, value) || Contains(values, "*");
-  };
-  auto matchesResource = [&](const YAML::Node& list) {
-    const std::vector<std::string> entries = Strs(list);
-    return std::any_of(entries.begin(), entries.end(),
-                       [&](const std::string& e) { return ResourceMatches(e, r.resource); });
-  };
-  for (const YAML::Node& rule : Items(At(webhook, "rules"))) {
-    if (matches(At(rule, "apiGroups"), r.group) && matches(At(rule, "apiVersions"), r.version) &&
-        matchesResource(At(rule, "resources")) && matches(At(rule, "operations"), operation)) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // docs/deployment.md, "The webhooks": the mutating webhook sees only pod CREATE.
@@ -738,6 +737,35 @@ std::set<std::string> Grants(const YAML::Node& role, std::vector<std::string>& u
   return grants;
 }
 
+// The grants docs/cluster.md's "RBAC" table documents, one "group resource verb" per verb of
+// each row `| \`resource\` | verbs | why |`; `gpuquotas.gpugate.io` is resource.group.
+std::set<std::string> DocumentedGrants() {
+  auto trim = [](std::string text) {
+    text.erase(0, text.find_first_not_of(" `"));
+    text.erase(text.find_last_not_of(" `") + 1);
+    return text;
+  };
+  std::ifstream in(std::string(GPUGATE_SOURCE_DIR) + "/docs/cluster.md");
+  std::set<std::string> grants;
+  bool inSection = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("## ")) inSection = line == "## RBAC";
+    if (!inSection || !line.starts_with("| `")) continue;
+    std::vector<std::string> cells;  // "", resource, verbs, why, ""
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, '|');) cells.push_back(trim(cell));
+    if (cells.size() < 3) continue;
+    const size_t dot = cells[1].find('.');
+    const std::string resource = cells[1].substr(0, dot);
+    const std::string group = dot == std::string::npos ? "core" : cells[1].substr(dot + 1);
+    std::istringstream verbs(cells[2]);
+    for (std::string verb; std::getline(verbs, verb, ',');) {
+      grants.insert(group + " " + resource + " " + trim(verb));
+    }
+  }
+  return grants;
+}
+
 // docs/cluster.md, "RBAC": exactly what cluster mode uses, so a wildcard or an extra verb fails.
 TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
   const YAML::Node role = Object("ClusterRole", "gpugate", "");
@@ -752,6 +780,9 @@ TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
       "core resourcequotas get",
       "core resourcequotas list",
       "core resourcequotas watch",
+      "core namespaces get",
+      "core namespaces list",
+      "core namespaces watch",
       "gpugate.io gpuquotas get",
       "gpugate.io gpuquotas list",
       "gpugate.io gpuquotas watch",
@@ -765,6 +796,7 @@ TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
   EXPECT_TRUE(missing.empty()) << "not granted: " << ::testing::PrintToString(missing);
   EXPECT_TRUE(extra.empty()) << "granted beyond docs/cluster.md: "
                              << ::testing::PrintToString(extra);
+  EXPECT_EQ(DocumentedGrants(), want) << "docs/cluster.md's RBAC table";
 }
 
 // The grant reaches gpugate's pods: the binding names the ServiceAccount the Deployment runs as.

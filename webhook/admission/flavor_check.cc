@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "quota/pod_charge.h"
+
 namespace gpugate::admission {
 namespace {
 
@@ -43,12 +45,13 @@ std::vector<std::string> LimitedFlavors(const quota::Accounting& ledger, std::st
   return out;
 }
 
-std::optional<review::Decision> UnpinnedRefusal(const policy::PodSpecView& spec,
-                                                std::string_view ns, bool charged, bool isPod,
-                                                const quota::Accounting& ledger) {
+std::optional<std::string> UnpinnedMessage(const policy::PodSpecView& spec, std::string_view ns,
+                                           bool isPod, const policy::Settings& settings,
+                                           const quota::Accounting& ledger) {
   const quota::QuotaConfig& config = ledger.config();
-  if (!charged || config.flavors.empty()) return std::nullopt;
+  if (config.flavors.empty()) return std::nullopt;
   if (policy::PodFlavors(spec, config.flavors).pinned) return std::nullopt;
+  if (quota::PodCharge(spec, settings, config).empty()) return std::nullopt;  // not a GPU pod
   const std::string* fallback = DefaultFlavor(config, ns);
   if (fallback && !isPod) return std::nullopt;  // its pods will be pinned as they are created
   std::vector<std::string> limited = LimitedFlavors(ledger, ns);
@@ -66,7 +69,7 @@ std::optional<review::Decision> UnpinnedRefusal(const policy::PodSpecView& spec,
                ", but it did not change this one: is the gpugate mutating webhook "
                "configured for this namespace?";
   }
-  return review::Denied("flavor-unpinned", std::move(message));
+  return message;
 }
 
 std::vector<std::pair<std::string, std::string>> DefaultFlavorPin(

@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "admission/flavor_check.h"
-#include "admission/rule_check.h"
 #include "policy/mutation.h"
 #include "quota/pod_charge.h"
 #include "review/json_patch.h"
@@ -22,12 +21,40 @@ const policy::PodSpecView* PodSpec(const review::AdmissionRequest& r) {
   return nullptr;
 }
 
+bool PastDeadline(const review::AdmissionRequest& r) {
+  return r.deadline && std::chrono::steady_clock::now() >= *r.deadline;
+}
+
+// The answer to a charge the ledger made or refused; `findings` are the rules' (none in deny
+// mode), to which a charge over the limit adds its own.
+review::Decision ChargeAnswer(const quota::ReserveResult& reserved, policy::Mode quotaMode,
+                              bool dryRun, std::vector<review::RuleFinding> findings) {
+  using quota::ReserveOutcome;
+  switch (reserved.outcome) {
+    case ReserveOutcome::kExceeded:
+      findings.push_back({std::string(policy::kQuotaRule), reserved.message, policy::Mode::kDeny});
+      return review::Denied("quota-exceeded", reserved.message, review::NotesFor(findings));
+    case ReserveOutcome::kRecordFull:  // nothing could be charged, whatever the mode
+      findings.push_back({std::string(policy::kQuotaRule), reserved.message, policy::Mode::kDeny});
+      return review::Denied("quota-record-full", reserved.message, review::NotesFor(findings));
+    case ReserveOutcome::kAlreadyCharged:
+      return review::Allowed("already-charged", review::NotesFor(findings));
+    case ReserveOutcome::kChargedOverLimit:
+      findings.push_back({std::string(policy::kQuotaRule), reserved.message, quotaMode});
+      break;
+    case ReserveOutcome::kCharged:
+      break;
+  }
+  return review::Allowed(dryRun ? "dry-run" : "charged", review::NotesFor(findings));
+}
+
 }  // namespace
 
-Handler::Handler(policy::Settings settings, quota::Accounting* ledger)
-    : settings_(std::move(settings)), ledger_(ledger) {}
+Handler::Handler(policy::Settings settings, quota::Accounting* ledger,
+                 const policy::NamespaceLabelSource* namespaces)
+    : settings_(std::move(settings)), ledger_(ledger), namespaces_(namespaces) {}
 
-std::optional<review::Decision> Handler::Check(const review::AdmissionRequest& request) const {
+std::optional<review::Decision> Handler::Unchecked(const review::AdmissionRequest& request) const {
   if (settings_.IsExempt(request.ns)) return review::Allowed("exempt-namespace");
   if (request.operation == "DELETE" || request.operation == "CONNECT") {
     return review::Allowed("not-checked");
@@ -39,7 +66,11 @@ std::optional<review::Decision> Handler::Check(const review::AdmissionRequest& r
   if (request.operation == "UPDATE" && request.objectMeta.deleting) {
     return review::Allowed("deleting");
   }
-  return CheckRules(request.object, settings_);
+  return std::nullopt;
+}
+
+policy::NamespaceLabels Handler::Labels(const review::AdmissionRequest& request) const {
+  return namespaces_ ? namespaces_->Labels(request.ns) : policy::NamespaceLabels{};
 }
 
 review::Decision Handler::Validate(const review::AdmissionRequest& request) const {
@@ -50,45 +81,77 @@ review::Decision Handler::Validate(const review::AdmissionRequest& request) cons
       return Release(request);
     }
   }
-  if (auto decided = Check(request)) return *decided;
-  if (ledger_ && IsPodResource(request) && request.operation == "CREATE") return Charge(request);
-  if (ledger_ && !request.IsPod() && !ledger_->config().flavors.empty()) {
-    // A workload: its pods would be refused for pinning no GPU flavor, so refuse it now.
+  if (auto decided = Unchecked(request)) return *decided;
+  const policy::NamespaceLabels labels = Labels(request);
+  RuleVerdict verdict = JudgeRules(request.object, settings_, request.ns, labels);
+  if (verdict.Denies()) {
+    return review::Denied(verdict.DenialReason(), verdict.DenialMessage(),
+                          review::NotesFor(verdict.findings));
+  }
+  if (ledger_ && IsPodResource(request) && request.operation == "CREATE") {
+    return Charge(request, labels, std::move(verdict.findings));
+  }
+  if (ledger_ && !request.IsPod()) {
+    // A workload whose pods would be refused for choosing no GPU model: refused now.
+    const policy::Mode quotaMode =
+        policy::ModeFor(settings_.modes, request.ns, policy::kQuotaRule, labels);
     for (const policy::PodSpecView& spec : request.object.podSpecs) {
-      bool charged = !quota::PodCharge(spec, settings_, ledger_->config()).empty();
-      if (auto refused = UnpinnedRefusal(spec, request.ns, charged, false, *ledger_)) {
-        return *refused;
+      auto unpinned = UnpinnedMessage(spec, request.ns, /*isPod=*/false, settings_, *ledger_);
+      if (!unpinned) continue;
+      verdict.findings.push_back({std::string(policy::kQuotaRule), *unpinned, quotaMode});
+      if (quotaMode == policy::Mode::kDeny) {
+        return review::Denied("flavor-unpinned", *unpinned, review::NotesFor(verdict.findings));
       }
     }
   }
-  return review::Allowed(request.object.podSpecs.empty() ? "no-pod-spec" : "valid");
+  return review::Allowed(request.object.podSpecs.empty() ? "no-pod-spec" : "valid",
+                         review::NotesFor(verdict.findings));
 }
 
 bool Handler::MayBlock(const review::AdmissionRequest& request) const {
   return ledger_ && IsPodResource(request) && !settings_.IsExempt(request.ns);
 }
 
-review::Decision Handler::Charge(const review::AdmissionRequest& request) const {
+bool Handler::Ready() const {
+  return (!ledger_ || ledger_->Ready()) && (!namespaces_ || namespaces_->Ready());
+}
+
+review::Decision Handler::Charge(const review::AdmissionRequest& request,
+                                 const policy::NamespaceLabels& labels,
+                                 std::vector<review::RuleFinding> findings) const {
   const policy::PodSpecView* spec = PodSpec(request);
-  if (!spec) return review::Allowed("valid");
-  quota::Amounts amounts = quota::PodCharge(*spec, settings_, ledger_->config());
-  if (amounts.empty()) return review::Allowed("valid");  // not a GPU pod: nothing to account
-  if (auto refused = UnpinnedRefusal(*spec, request.ns, true, true, *ledger_)) return *refused;
-  quota::PodRef pod{request.ns,
-                    request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
-                    request.objectMeta.uid};
+  quota::Amounts amounts;
+  if (spec) amounts = quota::PodCharge(*spec, settings_, ledger_->config());
+  // Not a GPU pod: nothing to account.
+  if (amounts.empty()) return review::Allowed("valid", review::NotesFor(findings));
   // Past the answer's deadline the API server has failed the request, or will have by the time
   // the answer arrives (the pod will not exist), so a charge now would hold quota for a pod that
   // never runs: answer without one.
-  if (request.deadline && std::chrono::steady_clock::now() >= *request.deadline) {
+  if (PastDeadline(request)) {
     return review::Errored(
         504, "deadline-exceeded",
         "gpugate reached the quota charge after the API server's timeout for this review; "
         "nothing was charged");
   }
-  auto reserved =
-      ledger_->Reserve(pod, amounts, request.dryRun, request.deadline.value_or(quota::kNoDeadline));
-  if (!reserved && request.deadline && std::chrono::steady_clock::now() >= *request.deadline) {
+  const policy::Mode quotaMode =
+      policy::ModeFor(settings_.modes, request.ns, policy::kQuotaRule, labels);
+  // A GPU pod that chooses no model where quota is set per model: refused in the quota rule's
+  // deny mode; in warn or audit mode charged (to no model) and reported.
+  if (auto unpinned = UnpinnedMessage(*spec, request.ns, /*isPod=*/true, settings_, *ledger_)) {
+    findings.push_back({std::string(policy::kQuotaRule), *unpinned, quotaMode});
+    if (quotaMode == policy::Mode::kDeny) {
+      return review::Denied("flavor-unpinned", *unpinned, review::NotesFor(findings));
+    }
+  }
+  quota::PodRef pod{request.ns,
+                    request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
+                    request.objectMeta.uid};
+  auto reserved = ledger_->Reserve({.pod = std::move(pod),
+                                    .amounts = std::move(amounts),
+                                    .dryRun = request.dryRun,
+                                    .enforce = quotaMode == policy::Mode::kDeny,
+                                    .deadline = request.deadline.value_or(quota::kNoDeadline)});
+  if (!reserved && PastDeadline(request)) {
     return review::Errored(
         504, "deadline-exceeded",
         "gpugate could not record the quota charge before the API server's timeout for this "
@@ -101,17 +164,7 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request) const 
         500, "quota-unavailable",
         "gpugate could not record the quota charge: " + reserved.error().message);
   }
-  switch (reserved->outcome) {
-    case quota::ReserveOutcome::kExceeded:
-      return review::Denied("quota-exceeded", reserved->message);
-    case quota::ReserveOutcome::kRecordFull:
-      return review::Denied("quota-record-full", reserved->message);
-    case quota::ReserveOutcome::kAlreadyCharged:
-      return review::Allowed("already-charged");
-    case quota::ReserveOutcome::kCharged:
-      break;
-  }
-  return review::Allowed(request.dryRun ? "dry-run" : "charged");
+  return ChargeAnswer(*reserved, quotaMode, request.dryRun, std::move(findings));
 }
 
 review::Decision Handler::Release(const review::AdmissionRequest& request) const {
@@ -129,11 +182,21 @@ review::Decision Handler::Release(const review::AdmissionRequest& request) const
 }
 
 review::Decision Handler::Mutate(const review::AdmissionRequest& request) const {
-  if (auto decided = Check(request)) {
-    if (!decided->allowed || decided->reason == "exempt-namespace") return *decided;
+  if (settings_.IsExempt(request.ns)) return review::Allowed("exempt-namespace");
+  const policy::NamespaceLabels labels = Labels(request);
+  if (!Unchecked(request)) {
+    // Only a refusal is answered here: what warn and audit mode find, /validate reports.
+    RuleVerdict verdict = JudgeRules(request.object, settings_, request.ns, labels);
+    if (verdict.Denies()) {
+      return review::Denied(verdict.DenialReason(), verdict.DenialMessage(),
+                            review::NotesFor(verdict.findings));
+    }
   }
   if (!request.IsPod() || request.operation != "CREATE" || !request.subResource.empty()) {
     return review::Allowed("not-mutated");
+  }
+  if (!policy::MutatesIn(settings_.modes, request.ns, labels)) {
+    return review::Allowed("mutation-off");
   }
   const policy::PodSpecView* spec = PodSpec(request);
   if (!spec) return review::Allowed("no-pod-spec");

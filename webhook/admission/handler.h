@@ -1,9 +1,13 @@
 // The admission decisions: request -> Decision for /validate and /mutate. Thread-safe: the
-// handler holds const settings and a ledger that does its own locking.
+// handler holds const settings, a ledger that does its own locking and a namespace label source
+// that does too.
 #pragma once
 
 #include <optional>
+#include <vector>
 
+#include "admission/rule_check.h"
+#include "policy/modes.h"
 #include "policy/settings.h"
 #include "quota/accounting.h"
 #include "review/admission_review.h"
@@ -13,35 +17,47 @@ namespace gpugate::admission {
 
 class Handler {
  public:
-  // `ledger` may be null (no quota accounting); it must outlive the handler.
-  Handler(policy::Settings settings, quota::Accounting* ledger);
+  // `ledger` may be null (no quota accounting); `namespaces` may be null (no namespace labels:
+  // local mode). Both must outlive the handler.
+  Handler(policy::Settings settings, quota::Accounting* ledger,
+          const policy::NamespaceLabelSource* namespaces = nullptr);
 
-  // Validates every pod spec in the object (Pods and pod templates of any kind). For Pods it
-  // also keeps the quota ledger: charges on CREATE when everything fits (refusing otherwise),
-  // releases on DELETE and when pods/status reports Succeeded or Failed. Dry runs never change
-  // the ledger.
+  // Validates every pod spec in the object (Pods and pod templates of any kind): findings in
+  // deny mode refuse it, those in warn and audit mode come back as warnings and audit
+  // annotations (policy/modes.h). For Pods it also keeps the quota ledger: charges on CREATE
+  // when everything fits (refusing otherwise, or, with the quota rule in warn or audit mode,
+  // charging anyway and saying so), releases on DELETE and when pods/status reports Succeeded or
+  // Failed. Dry runs never change the ledger.
   review::Decision Validate(const review::AdmissionRequest& request) const;
 
-  // Denies what validation denies (so users see the reason first), then patches GPU Pods on
-  // CREATE. Never touches the ledger: mutation may be reinvoked, and a later step may refuse.
+  // Denies what validation denies (so users see the reason first, with what warn and audit mode
+  // found beside it), then patches GPU Pods on CREATE, unless mutation is off in the namespace.
+  // Never touches the ledger: mutation may be reinvoked, and a later step may refuse.
   review::Decision Mutate(const review::AdmissionRequest& request) const;
 
   // Whether Validate may wait on the ledger (a Pod's charge or release: a journal fsync, the
   // API server), so the transport answers it on a thread that may block.
   bool MayBlock(const review::AdmissionRequest& request) const;
 
+  // Whether every source of the decisions is ready: the ledger, and the namespace labels.
+  bool Ready() const;
+
   const policy::Settings& settings() const { return settings_; }
   quota::Accounting* ledger() const { return ledger_; }
 
  private:
-  // A decision reached without rules (exempt namespace, nothing to check), or a rule denial.
-  // nullopt: the object passed every rule.
-  std::optional<review::Decision> Check(const review::AdmissionRequest& request) const;
-  review::Decision Charge(const review::AdmissionRequest& request) const;
+  // A decision reached without the rules (exempt namespace, DELETE, a subresource, ...);
+  // nullopt: the rules decide.
+  std::optional<review::Decision> Unchecked(const review::AdmissionRequest& request) const;
+  policy::NamespaceLabels Labels(const review::AdmissionRequest& request) const;
+  review::Decision Charge(const review::AdmissionRequest& request,
+                          const policy::NamespaceLabels& labels,
+                          std::vector<review::RuleFinding> findings) const;
   review::Decision Release(const review::AdmissionRequest& request) const;
 
   policy::Settings settings_;
   quota::Accounting* ledger_;
+  const policy::NamespaceLabelSource* namespaces_;
 };
 
 }  // namespace gpugate::admission

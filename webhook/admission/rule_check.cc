@@ -1,21 +1,41 @@
 #include "admission/rule_check.h"
 
-#include <string>
-
 #include "policy/rule.h"
 
 namespace gpugate::admission {
 
-std::optional<review::Decision> CheckRules(const policy::ObjectView& object,
-                                           const policy::Settings& settings) {
-  const std::vector<policy::Violation> violations = policy::Validate(object, settings);
-  if (violations.empty()) return std::nullopt;
-  std::string message;
-  for (const auto& v : violations) {
-    if (!message.empty()) message += "; ";
-    message += v.message;
+bool RuleVerdict::Denies() const {
+  for (const review::RuleFinding& f : findings) {
+    if (f.mode == policy::Mode::kDeny) return true;
   }
-  return review::Denied(std::string(violations.front().rule), std::move(message));
+  return false;
+}
+
+std::string RuleVerdict::DenialReason() const {
+  for (const review::RuleFinding& f : findings) {
+    if (f.mode == policy::Mode::kDeny) return f.rule;
+  }
+  return "";
+}
+
+std::string RuleVerdict::DenialMessage() const {
+  std::string message;
+  for (const review::RuleFinding& f : findings) {
+    if (f.mode != policy::Mode::kDeny) continue;
+    if (!message.empty()) message += "; ";
+    message += f.message;
+  }
+  return message;
+}
+
+RuleVerdict JudgeRules(const policy::ObjectView& object, const policy::Settings& settings,
+                       std::string_view ns, const policy::NamespaceLabels& labels) {
+  RuleVerdict verdict;
+  for (policy::Violation& v : policy::Validate(object, settings)) {
+    policy::Mode mode = policy::ModeFor(settings.modes, ns, v.rule, labels);
+    verdict.findings.push_back({std::string(v.rule), std::move(v.message), mode});
+  }
+  return verdict;
 }
 
 }  // namespace gpugate::admission

@@ -1,20 +1,34 @@
-// The rule verdict on one object, in the words the webhook answers with. One function, so the
-// webhook (Handler::Check) and `gpugate check` (cli/check_command.cc) can never word a denial
-// differently.
+// The rules' verdict on one object in its namespace, in the words the webhook answers with. One
+// function, so the webhook (Handler) and `gpugate check` (cli/check_command.cc) can never word a
+// finding, or resolve its mode, differently.
 #pragma once
 
-#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "policy/modes.h"
 #include "policy/pod_view.h"
 #include "policy/settings.h"
-#include "review/decision.h"
+#include "review/notes.h"
 
 namespace gpugate::admission {
 
-// Runs every rule over every pod spec of `object` (policy::Validate). nullopt when nothing is
-// violated; otherwise the denial: reason is the first violation's rule, message every violation's
-// message in reporting order, joined by "; ".
-std::optional<review::Decision> CheckRules(const policy::ObjectView& object,
-                                           const policy::Settings& settings);
+struct RuleVerdict {
+  // Every violation (policy::Validate) in reporting order, with its rule's mode in the namespace.
+  std::vector<review::RuleFinding> findings;
+
+  // Whether a finding in deny mode refuses the object.
+  bool Denies() const;
+  // The first deny-mode finding's rule: the denial's reason.
+  std::string DenialReason() const;
+  // Every deny-mode message in reporting order, joined by "; ": the denial's message.
+  std::string DenialMessage() const;
+};
+
+// Runs every rule over every pod spec of `object` and gives each violation the mode
+// policy::ModeFor resolves for its rule in `ns` (with the namespace's `labels`).
+RuleVerdict JudgeRules(const policy::ObjectView& object, const policy::Settings& settings,
+                       std::string_view ns, const policy::NamespaceLabels& labels);
 
 }  // namespace gpugate::admission

@@ -1,7 +1,8 @@
 // `gpugate check`: the validation rules offline, over manifests, for CI pipelines. Each object
 // is judged as /validate would judge its CREATE (exempt namespaces, then the rules through
-// admission::CheckRules, the webhook's own words); quota is not checked (docs/rules.md,
-// "Checking manifests before they reach the cluster").
+// admission::JudgeRules, in the webhook's own words and in each rule's mode for the manifest's
+// namespace); quota is not checked (docs/rules.md, "Checking manifests before they reach the
+// cluster").
 #include <initializer_list>
 #include <iostream>
 #include <string_view>
@@ -96,20 +97,38 @@ void CheckObject(manifest::ManifestObject&& manifest, const policy::Settings& se
             .kind = StringAt(manifest.object, {"kind"}),
             .ns = StringAt(manifest.object, {"metadata", "namespace"}),
             .name = ObjectName(manifest.object)};
-  if (settings.IsExempt(f.ns)) {  // Handler::Check's first test
+  if (settings.IsExempt(f.ns)) {  // the handler's first test (Handler::Unchecked)
     ++counts.exempt;
     return;
   }
   const policy::ObjectView view = review::FindPodSpecs(std::move(manifest.object));
-  if (auto denied = admission::CheckRules(view, settings)) {
+  const admission::RuleVerdict verdict = admission::JudgeRules(view, settings, f.ns, {});
+  const review::Notes notes = review::NotesFor(verdict.findings);
+  if (verdict.Denies()) {
     ++counts.denied;
-    f.reason = std::move(denied->reason);
-    f.message = std::move(denied->message);
-    report.findings.push_back(std::move(f));
+  } else if (!notes.warnings.empty()) {
+    ++counts.warned;
+  } else if (!notes.auditAnnotations.empty()) {
+    ++counts.audited;
   } else if (view.podSpecs.empty()) {
     ++counts.withoutPodSpec;
   } else {
     ++counts.allowed;
+  }
+  auto add = [&](Severity severity, std::string reason, std::string message) {
+    Finding finding = f;
+    finding.severity = severity;
+    finding.reason = std::move(reason);
+    finding.message = std::move(message);
+    report.findings.push_back(std::move(finding));
+  };
+  if (verdict.Denies()) add(Severity::kDeny, verdict.DenialReason(), verdict.DenialMessage());
+  // Every warning the webhook would send, unabridged: no API limit applies here.
+  for (const review::RuleFinding& w : verdict.findings) {
+    if (w.mode == policy::Mode::kWarn) add(Severity::kWarn, w.rule, w.message);
+  }
+  for (const review::AuditAnnotation& a : notes.auditAnnotations) {
+    add(Severity::kAudit, a.key, a.value);
   }
 }
 
@@ -147,7 +166,8 @@ const CommandHelp kCheckHelp = {
     .summary =
         "Check manifests offline with the rules /validate applies, each object as the webhook\n"
         "would answer its creation, in the same words: YAML (several documents), JSON, Lists,\n"
-        "the output of helm template and kubectl kustomize. Quota is not checked.\n"
+        "the output of helm template and kubectl kustomize. Quota is not checked. Rules in\n"
+        "warn or audit mode (the config's modes) are reported without failing the check.\n"
         "Exit status: 0 nothing would be denied, 1 something would, 2 unreadable input.",
     .flags = kCheckFlags,
 };

@@ -23,9 +23,10 @@ std::string SummaryLine(const CheckReport& report) {
   const CheckCounts& c = report.counts;
   std::string line = "checked " + Count(c.objects, "object", "objects") + " in " +
                      Count(c.files, "file", "files") + ": " + std::to_string(c.denied) +
-                     " denied, " + std::to_string(c.allowed) + " allowed, " +
-                     std::to_string(c.exempt) + " exempt, " + std::to_string(c.withoutPodSpec) +
-                     " without a pod spec; ";
+                     " denied, " + std::to_string(c.warned) + " warned, " +
+                     std::to_string(c.audited) + " audited, " + std::to_string(c.allowed) +
+                     " allowed, " + std::to_string(c.exempt) + " exempt, " +
+                     std::to_string(c.withoutPodSpec) + " without a pod spec; ";
   if (!report.errors.empty()) {
     line += Count(report.errors.size(), "file", "files") + " unreadable; ";
   }
@@ -44,6 +45,8 @@ Json SummaryJson(const CheckReport& report) {
   return Json{{"files", c.files},
               {"objects", c.objects},
               {"denied", c.denied},
+              {"warned", c.warned},
+              {"audited", c.audited},
               {"allowed", c.allowed},
               {"exempt", c.exempt},
               {"withoutPodSpec", c.withoutPodSpec},
@@ -56,6 +59,10 @@ Json SummaryJson(const CheckReport& report) {
 
 std::string_view SeverityName(Severity severity) {
   switch (severity) {
+    case Severity::kWarn:
+      return "warn";
+    case Severity::kAudit:
+      return "audit";
     case Severity::kDeny:
       break;
   }
@@ -74,7 +81,10 @@ int ExitStatus(const CheckReport& report) {
 
 void WriteText(const CheckReport& report, std::ostream& out, std::ostream& err) {
   for (const Finding& f : report.findings) {
-    out << Where(f.at) << ": " << f.kind << "/" << f.name << ": " << f.message << "\n";
+    out << Where(f.at) << ": " << f.kind << "/" << f.name << ": ";
+    if (f.severity == Severity::kWarn) out << "warning: ";
+    if (f.severity == Severity::kAudit) out << "audit: ";
+    out << f.message << "\n";
   }
   out.flush();  // errors after the findings, also where both streams share one pipe
   for (const manifest::ManifestError& e : report.errors) {

@@ -12,30 +12,35 @@
 
 namespace gpugate::cli {
 
-// How much a finding weighs. Only denials exist today; a warning (a rule in a warn mode) will
-// be reported without failing the check: FailsCheck is where that is decided.
-enum class Severity { kDeny };
+// How much a finding weighs: the mode of the rules that found it where the object is
+// (policy/modes.h). Only kDeny fails the check; FailsCheck is where that is decided.
+enum class Severity { kDeny, kWarn, kAudit };
 
-std::string_view SeverityName(Severity severity);  // "deny"
+std::string_view SeverityName(Severity severity);  // "deny", "warn", "audit"
 // Whether a finding of this severity makes the check fail (exit status 1).
 bool FailsCheck(Severity severity);
 
-// One object the webhook would refuse, with the webhook's words.
+// What the webhook would answer about one object, with the webhook's words: its denial (every
+// deny-mode violation, the reason the first one's rule), one of its warnings, or one of its audit
+// annotations (a rule's messages).
 struct Finding {
   manifest::Location at;
   std::string kind;
   std::string ns;  // metadata.namespace; "" when the manifest leaves it to kubectl
   std::string name;
-  std::string reason;   // the webhook's reason: the first rule violated
-  std::string message;  // the webhook's denial message, every violation
+  std::string reason;  // the rule: for a denial, the webhook's reason, the first rule violated
+  std::string message;
   Severity severity = Severity::kDeny;
 };
 
-// Objects by what the webhook would do with them; they add up to `objects`.
+// Objects by what the webhook would do with them, each counted once under the weightiest of its
+// findings; they add up to `objects`.
 struct CheckCounts {
   size_t files = 0;  // files read, or tried
   size_t objects = 0;
   size_t denied = 0;
+  size_t warned = 0;          // admitted with warnings
+  size_t audited = 0;         // admitted with audit annotations only
   size_t allowed = 0;         // pod specs that pass every rule
   size_t exempt = 0;          // in an exempt namespace: admitted unchecked
   size_t withoutPodSpec = 0;  // nothing for the rules to check
@@ -50,7 +55,8 @@ struct CheckReport {
 // 2 when some input could not be read, else 1 when a finding fails the check, else 0.
 int ExitStatus(const CheckReport& report);
 
-// One line per finding, "FILE:LINE: KIND/NAME: message", then the summary, on `out`; one line
+// One line per finding, "FILE:LINE: KIND/NAME: message" for a denial and "FILE:LINE: KIND/NAME:
+// warning: message" or "...: audit: message" for the others, then the summary, on `out`; one line
 // per error, "FILE:LINE: error: message", on `err`.
 void WriteText(const CheckReport& report, std::ostream& out, std::ostream& err);
 

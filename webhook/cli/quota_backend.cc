@@ -1,5 +1,6 @@
 #include "cli/quota_backend.h"
 
+#include "cli/api_access.h"
 #include "quota/journal.h"
 #include "quota/ledger.h"
 #include "transport/log.h"
@@ -17,18 +18,6 @@ Result<std::unique_ptr<quota::Accounting>> OpenLocal(const config::Config& confi
   auto ledger = std::make_unique<quota::Ledger>(config.quota, std::move(journal));
   if (auto ok = ledger->Open(); !ok) return Fail("quota.stateFile: " + ok.error().message);
   return std::unique_ptr<quota::Accounting>(std::move(ledger));
-}
-
-Result<cluster::KubeConfig> ApiAccess(const config::ClusterConfig& cluster) {
-  auto access = cluster.kubeconfig.empty()
-                    ? cluster::InClusterConfig()
-                    : cluster::LoadKubeconfig(cluster.kubeconfig, cluster.context);
-  if (!access) {
-    return Fail((cluster.kubeconfig.empty() ? "cluster (in-cluster service account): "
-                                            : "cluster.kubeconfig: ") +
-                access.error().message);
-  }
-  return access;
 }
 
 }  // namespace

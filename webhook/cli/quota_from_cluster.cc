@@ -34,10 +34,9 @@ Result<std::vector<quota::NamespaceUsage>> UsageFromCluster(const std::string& k
     if (!record.problem.empty()) return Fail("GPUQuota in " + record.ns + ": " + record.problem);
     usage.push_back(cluster::RecordedUsage(record));
   }
-  std::sort(usage.begin(), usage.end(),
-            [](const quota::NamespaceUsage& a, const quota::NamespaceUsage& b) {
-              return a.ns < b.ns;
-            });
+  std::sort(
+      usage.begin(), usage.end(),
+      [](const quota::NamespaceUsage& a, const quota::NamespaceUsage& b) { return a.ns < b.ns; });
   return usage;
 }
 

@@ -12,6 +12,7 @@
 #include "admission/handler.h"
 #include "cli/cli.h"
 #include "cli/flags.h"
+#include "cli/namespace_source.h"
 #include "cli/quota_backend.h"
 #include "cli/serve_tuning.h"
 #include "common/go_duration.h"
@@ -167,7 +168,13 @@ int RunServe(const std::vector<std::string>& args) {
     transport::LogLine("cannot open quota accounting").Str("error", quota.error().message).Error();
     return 1;
   }
-  admission::Handler handler(cfg->policy, &(*quota)->accounting());
+  auto namespaces = NamespaceSource::Open(*cfg);
+  if (!namespaces) {
+    transport::LogLine("cannot watch namespaces").Str("error", namespaces.error().message).Error();
+    return 1;
+  }
+  admission::Handler handler(cfg->policy, &(*quota)->accounting(),
+                             *namespaces ? &(*namespaces)->labels() : nullptr);
   // A charge that may block (an fsync, the API server) is answered on the blocking workers,
   // never on a serving thread (transport/tuning.h).
   transport::Tuning tuning;

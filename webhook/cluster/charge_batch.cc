@@ -42,7 +42,7 @@ struct Applier {
     GpuQuotaRecord& record = out.next;
     if (record.Holds(op.pod.name, op.pod.uid)) return {ReserveOutcome::kAlreadyCharged};
     std::string excess = quota::ExceededMessage(op.pod.ns, context.hard, used, op.amounts);
-    if (!excess.empty()) return {ReserveOutcome::kExceeded, std::move(excess)};
+    if (!excess.empty() && op.enforce) return {ReserveOutcome::kExceeded, std::move(excess)};
     RecordedCharge charge{op.pod.uid, context.now, op.amounts};
     size_t grows = ChargeBytes(op.pod.name, charge, !record.charges.contains(op.pod.name));
     if (limit > 0 && bytes + grows > limit) {
@@ -50,6 +50,8 @@ struct Applier {
               RecordFullMessage(op.pod.ns, CountCharges(record.charges), bytes,
                                 context.maxRecordBytes)};
     }
+    quota::ReserveResult charged{
+        excess.empty() ? ReserveOutcome::kCharged : ReserveOutcome::kChargedOverLimit, excess};
     if (!op.dryRun) {
       for (const auto& [resource, milli] : op.amounts) {
         int64_t& total = used[resource];
@@ -59,7 +61,7 @@ struct Applier {
       bytes += grows;
       out.changed = true;
     }
-    return {ReserveOutcome::kCharged};
+    return charged;
   }
 
   bool Release() {
@@ -99,7 +101,9 @@ BatchEvaluation EvaluateOnce(const GpuQuotaRecord& record, std::span<const Ledge
       result.reserve = apply.Charge();
       // Only a charge actually added is proven by the write; every other answer needs the
       // record to have been the latest.
-      out.needsFreshRead |= op->dryRun || result.reserve.outcome != ReserveOutcome::kCharged;
+      const bool added = result.reserve.outcome == ReserveOutcome::kCharged ||
+                         result.reserve.outcome == ReserveOutcome::kChargedOverLimit;
+      out.needsFreshRead |= op->dryRun || !added;
     }
     out.results.push_back(std::move(result));
   }

@@ -32,8 +32,9 @@ struct BatchEvaluation {
 
 // Applies `ops` in order, each against the record as the ones before it left it: a charge of a
 // pod already held (same name and uid) is kAlreadyCharged; one that would pass a limit in `hard`
-// is kExceeded, with Kubernetes' message, and changes nothing; one that would take the record
-// past maxRecordBytes (as EncodeGpuQuota writes it, exactly) is kRecordFull, saying so, and
+// is kExceeded, with Kubernetes' message, and changes nothing (unless the op does not enforce
+// limits: then it is charged, kChargedOverLimit with the same message); one that would take the
+// record past maxRecordBytes (as EncodeGpuQuota writes it, exactly) is kRecordFull, saying so, and
 // changes nothing; a dry run is checked,
 // never added; a release removes every charge under the pod's name.
 BatchEvaluation EvaluateBatch(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,

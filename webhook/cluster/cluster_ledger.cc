@@ -290,9 +290,10 @@ bool ClusterLedger::Ready() const {
   return state_->pods.Synced() && state_->quotas.Synced() && state_->records.Synced();
 }
 
-Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
-                                                    const quota::Amounts& amounts, bool dryRun,
-                                                    quota::Deadline deadline) {
+Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest& request) {
+  const quota::PodRef& pod = request.pod;
+  const quota::Amounts& amounts = request.amounts;
+  quota::Deadline deadline = request.deadline;
   if (deadline == quota::kNoDeadline) deadline = options_.retry.Now() + options_.retry.budget;
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + quota::FormatMilli(milli));
@@ -301,15 +302,24 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::PodRef& pod,
   // Before the first sync a ResourceQuota may be missing from `hard`: fail closed where a limit
   // is or may be set. An unlimited namespace is charged as usual (the record is read from the
   // API, not the cache), so nothing is lost for it.
-  if (!Ready() && (!hard.empty() || !state_->quotas.Synced())) return Fail(kNotSynced);
-  LedgerOp op{.kind = LedgerOp::Kind::kCharge, .pod = pod, .amounts = amounts, .dryRun = dryRun};
+  // Unenforced, a limit refuses nothing, so the namespace is treated as one without limits.
+  if (request.enforce && !Ready() && (!hard.empty() || !state_->quotas.Synced())) {
+    return Fail(kNotSynced);
+  }
+  LedgerOp op{.kind = LedgerOp::Kind::kCharge,
+              .pod = pod,
+              .amounts = amounts,
+              .dryRun = request.dryRun,
+              .enforce = request.enforce};
   Result<LedgerOpResult> result = state_->commits.Submit(pod.ns, op, deadline);
   if (result) return result->reserve;
-  if (!hard.empty()) return std::unexpected(result.error());
-  // Without a limit nothing can be exceeded, so a charge the API would not take is not worth
-  // refusing the pod for: the reconciler records it from the pod watch once the API answers.
-  state_->Report("charging " + pod.ns + "/" + pod.name +
-                 " (admitted anyway, no limit there): " + result.error().message);
+  if (!hard.empty() && request.enforce) return std::unexpected(result.error());
+  // Without a limit (or one not enforced) nothing is refused for it, so a charge the API would
+  // not take is not worth refusing the pod for: the reconciler records it from the pod watch
+  // once the API answers.
+  state_->Report("charging " + pod.ns + "/" + pod.name + " (admitted anyway, " +
+                 (hard.empty() ? "no limit there" : "its limits not enforced") +
+                 "): " + result.error().message);
   return quota::ReserveResult{quota::ReserveOutcome::kCharged};
 }
 

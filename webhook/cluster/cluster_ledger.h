@@ -94,8 +94,10 @@ class ClusterLedger : public quota::Accounting {
   // time left), transient answers retried (api_retry.h), conflicts redone. A transient answer still
   // there when the deadline leaves no room for another try is the error, naming its status and
   // message; so is the deadline passing while waiting.
-  Result<quota::ReserveResult> Reserve(const quota::PodRef& pod, const quota::Amounts& amounts,
-                                       bool dryRun, quota::Deadline deadline) override;
+  // Without `enforce`, a charge over a limit is written all the same (kChargedOverLimit), and
+  // neither the first sync nor an API failure in a limited namespace refuses it: as in a
+  // namespace without limits, nothing would be refused for the limit.
+  Result<quota::ReserveResult> Reserve(const quota::ReserveRequest& request) override;
   using quota::Accounting::Reserve;
   // Removes every charge under the pod's name (resourceVersion-guarded, retried on 409), within
   // `deadline` as Reserve. When the watched record holds nothing under that name, answers false

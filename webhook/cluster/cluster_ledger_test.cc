@@ -389,6 +389,34 @@ TEST_F(ClusterLedgerTest, DryRunChecksButWritesNothing) {
   EXPECT_TRUE(Record("team-b").is_null());
 }
 
+// The quota rule in warn or audit mode: over the limit is written all the same, and a limit
+// cannot refuse before the first sync either.
+TEST_F(ClusterLedgerTest, UnenforcedChargesGoOverTheLimitAndAreWritten) {
+  Replica r = MakeReplica(Limit("team-a", 2), {.reconcileInterval = std::chrono::hours(1)},
+                          /*start=*/false);
+  auto unenforced = [&](const std::string& name, int64_t gpus, bool dryRun = false) {
+    return Outcome(r.ledger->Reserve({.pod = {"team-a", name, "uid-" + name},
+                                      .amounts = Gpus(gpus),
+                                      .dryRun = dryRun,
+                                      .enforce = false}));
+  };
+  EXPECT_EQ(unenforced("p1", 2), "charged") << "before the first sync";
+  r.ledger->Start();
+  ASSERT_TRUE(Eventually([&] { return r.ledger->Ready(); }));
+  int writes = server_->requests("PUT") + server_->requests("POST");
+  EXPECT_EQ(unenforced("p2", 1, /*dryRun=*/true),
+            "charged over the limit: exceeded quota: team-a, requested: nvidia.com/gpu=1, used: "
+            "nvidia.com/gpu=2, limited: nvidia.com/gpu=2");
+  EXPECT_EQ(server_->requests("PUT") + server_->requests("POST"), writes) << "a dry run writes";
+  EXPECT_EQ(unenforced("p2", 1),
+            "charged over the limit: exceeded quota: team-a, requested: nvidia.com/gpu=1, used: "
+            "nvidia.com/gpu=2, limited: nvidia.com/gpu=2");
+  EXPECT_EQ(Record("team-a")["status"]["usedSummary"], "nvidia.com/gpu=3");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p3", "uid-p3"}, Gpus(1), false)),
+            "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=3, "
+            "limited: nvidia.com/gpu=2");
+}
+
 TEST_F(ClusterLedgerTest, ApiDownRefusesLimitedNamespacesAndAdmitsTheOthers) {
   std::mutex mu;
   std::vector<std::string> reported;  // guarded by mu

@@ -44,6 +44,7 @@ struct LedgerOp {
   quota::PodRef pod;
   quota::Amounts amounts;  // kCharge
   bool dryRun = false;     // kCharge: checked, never written
+  bool enforce = true;     // kCharge: false charges past a limit (kChargedOverLimit)
 };
 
 struct LedgerOpResult {

@@ -79,6 +79,7 @@ constexpr Field<Config> kTopLevelFields[] = {
     {"resources", ReadResources},
     {"mutation", ReadMutation},
     {"security", ReadSecurity},
+    {"modes", ReadModes},
     {"cluster", ReadCluster},
     // Read by ReadLaterSections once `resources` is known, wherever it appears in the file.
     {"quota", [](const Cursor&, Config&) { return Status{}; }},

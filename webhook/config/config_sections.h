@@ -21,6 +21,9 @@ Status ReadResources(const Cursor& value, Config& out);
 Status ReadMutation(const Cursor& value, Config& out);
 Status ReadSecurity(const Cursor& value, Config& out);
 
+// config_modes.cc: the modes section (policy::ModeSettings).
+Status ReadModes(const Cursor& value, Config& out);
+
 // config_cluster.cc: the cluster section.
 Status ReadCluster(const Cursor& value, Config& out);
 

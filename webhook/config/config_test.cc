@@ -107,11 +107,27 @@ std::string RenderQuota(const Config& c) {
   return out;
 }
 
+// "default=deny; quota=warn; prod-*{mode=deny,mutate=false}".
+std::string RenderModes(const Config& c) {
+  const policy::ModeSettings& m = c.policy.modes;
+  std::string out = "default=" + std::string(policy::ModeName(m.defaultMode));
+  for (const auto& [rule, mode] : m.rules) out += "; " + rule + "=" + std::string(ModeName(mode));
+  for (const policy::NamespaceModes& e : m.namespaces) {
+    std::string fields;
+    auto add = [&fields](const std::string& f) { fields += (fields.empty() ? "" : ",") + f; };
+    if (e.mode) add("mode=" + std::string(ModeName(*e.mode)));
+    for (const auto& [rule, mode] : e.rules) add(rule + "=" + std::string(ModeName(mode)));
+    if (e.mutate) add(std::string("mutate=") + (*e.mutate ? "true" : "false"));
+    out += "; " + e.pattern + "{" + fields + "}";
+  }
+  return out;
+}
+
 std::string Render(const Config& c) {
   return "listen: " + RenderListen(c) + "\ntls: " + RenderTls(c) + "\nexempt: " + RenderExempt(c) +
          "\nresources: " + RenderResources(c) + "\nscheduler: " + RenderScheduler(c) +
          "\ntolerations: " + RenderTolerations(c) + "\ncoreLimit: " + RenderCoreLimit(c) + "\n" +
-         RenderSecurity(c) + "\nquota: " + RenderQuota(c) + "\n";
+         RenderSecurity(c) + "\nmodes: " + RenderModes(c) + "\nquota: " + RenderQuota(c) + "\n";
 }
 
 constexpr char kDefaultRendering[] =
@@ -126,6 +142,7 @@ constexpr char kDefaultRendering[] =
     "tolerations: \n"
     "coreLimit: request\n"
     "denyVisibleDevicesEnv=true denyPrivilegedGPU=true\n"
+    "modes: default=deny\n"
     "quota: stateFile=\n";
 
 TEST(ParseConfig, EmptyDocumentsGiveDefaults) {
@@ -279,6 +296,11 @@ mutation:
 security:
   denyVisibleDevicesEnv: false
   denyPrivilegedGPU: false
+modes:
+  default: warn
+  rules: {quota: audit}
+  namespaces:
+    - {pattern: "prod-*", mode: deny, mutate: false}
 quota:
   stateFile: /var/lib/gpugate/ledger
   namespaces:
@@ -307,6 +329,7 @@ TEST(ParseConfig, FullExampleSetsEveryKey) {
             "value=ml effect=NoExecute\n"
             "coreLimit: fixed 50\n"
             "denyVisibleDevicesEnv=false denyPrivilegedGPU=false\n"
+            "modes: default=warn; quota=audit; prod-*{mode=deny,mutate=false}\n"
             "quota: stateFile=/var/lib/gpugate/ledger; "
             "team-a{gpu-equivalents=6,nvidia.com/gpu=4,nvidia.com/gpu@a100=2}; "
             "team-b{nvidia.com/mig-1g.5gb=2}; "
@@ -379,10 +402,11 @@ TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
 
   auto failed = LoadConfigFile(bad);
   ASSERT_FALSE(failed.has_value());
-  EXPECT_EQ(failed.error().message,
-            bad +
-                ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
-                "server, tls, exemptNamespaces, resources, mutation, security, cluster, quota)");
+  EXPECT_EQ(
+      failed.error().message,
+      bad +
+          ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
+          "server, tls, exemptNamespaces, resources, mutation, security, modes, cluster, quota)");
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }

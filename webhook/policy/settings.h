@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/modes.h"
 #include "policy/pod_view.h"
 
 namespace gpugate::policy {
@@ -50,6 +51,7 @@ struct Settings {
   CoreLimit coreLimit;                  // mutation.coreLimit
   bool denyVisibleDevicesEnv = true;    // security.denyVisibleDevicesEnv
   bool denyPrivilegedGPU = true;        // security.denyPrivilegedGPU
+  ModeSettings modes;                   // modes.*: deny, warn or audit per rule and namespace
 
   // The managed resource `name` belongs to: exact names first, then patterns in listed order.
   const ManagedResource* Find(std::string_view name) const;

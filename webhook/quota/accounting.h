@@ -35,20 +35,33 @@ struct Charge {
   Amounts amounts;  // milli-units, plain resources and weighted figures
 };
 
+// What a charge asks for.
+struct ReserveRequest {
+  PodRef pod;
+  Amounts amounts;      // milli-units; negative amounts are an error
+  bool dryRun = false;  // check only: nothing is charged
+  // true: a charge that would go over a limit is refused (kExceeded) and nothing is charged.
+  // false (the quota rule in warn or audit mode): it is charged all the same and answered
+  // kChargedOverLimit, with the message a refusal would have had.
+  bool enforce = true;
+  Deadline deadline = kNoDeadline;
+};
+
 enum class ReserveOutcome {
-  kCharged,         // fits; charged (or, for a dry run, would be charged)
-  kAlreadyCharged,  // the same pod (namespace/name and uid) is already charged: nothing added
-  kExceeded,        // would go over a limit; nothing charged
+  kCharged,           // fits; charged (or, for a dry run, would be charged)
+  kChargedOverLimit,  // enforce false: goes over a limit; charged (a dry run: would be) anyway
+  kAlreadyCharged,    // the same pod (namespace/name and uid) is already charged: nothing added
+  kExceeded,          // would go over a limit; nothing charged
   // The cluster ledger only: the namespace's GPUQuota object is as large as a Kubernetes object
-  // can safely be (cluster.maxGpuQuotaBytes), whatever the limits; nothing charged.
+  // can safely be (cluster.maxGpuQuotaBytes), whatever the limits and `enforce`; nothing charged.
   kRecordFull,
 };
 
 struct ReserveResult {
   ReserveOutcome outcome = ReserveOutcome::kCharged;
-  // For kRecordFull, what is full and how room returns. For kExceeded, Kubernetes' wording, naming
-  // only the resources that would go over: "exceeded quota: team-a, requested: nvidia.com/gpu=1,
-  // used: nvidia.com/gpu=4,
+  // For kRecordFull, what is full and how room returns. For kExceeded and kChargedOverLimit,
+  // Kubernetes' wording, naming only the resources that go over:
+  // "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=4,
   //  limited: nvidia.com/gpu=4"
   std::string message;
 };
@@ -67,15 +80,18 @@ class Accounting {
  public:
   virtual ~Accounting() = default;
 
-  // Checks `amounts` against the namespace's limits and, unless `dryRun`, charges it to `pod`,
-  // atomically with respect to every other Reserve (in every replica, for the cluster form).
+  // Checks `request.amounts` against the namespace's limits and, unless `dryRun`, charges them
+  // to `request.pod`, atomically with respect to every other Reserve (in every replica, for the
+  // cluster form); past a limit, `enforce` decides between refusing and charging anyway.
   // An error means the charge could not be recorded: the caller must refuse the admission.
   // An answer needed by `deadline` (what waits on another process, the API server, gives up
   // then; kNoDeadline: the accounting's own bound) is an error when it cannot be had in time.
-  virtual Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun,
-                                        Deadline deadline) = 0;
-  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun) {
-    return Reserve(pod, amounts, dryRun, kNoDeadline);
+  virtual Result<ReserveResult> Reserve(const ReserveRequest& request) = 0;
+  // An enforced charge.
+  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun,
+                                Deadline deadline = kNoDeadline) {
+    return Reserve(ReserveRequest{
+        .pod = pod, .amounts = amounts, .dryRun = dryRun, .enforce = true, .deadline = deadline});
   }
 
   // Gives back what was charged under `pod`'s namespace/name. Returns whether anything was.

@@ -154,13 +154,14 @@ Status Ledger::Open() {
   return {};
 }
 
-Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun,
-                                      Deadline deadline) {
+Result<ReserveResult> Ledger::Reserve(const ReserveRequest& request) {
+  const PodRef& pod = request.pod;
+  const Amounts& amounts = request.amounts;
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + FormatMilli(milli));
   }
   std::unique_lock lock(impl_->mu, std::defer_lock);
-  if (!lock.try_lock_until(deadline)) {
+  if (!lock.try_lock_until(request.deadline)) {
     return Fail("no time left to charge " + pod.ns + "/" + pod.name +
                 ": the ledger was busy writing other charges to its journal");
   }
@@ -172,12 +173,17 @@ Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts,
     }
   }
   std::string excess = impl_->Excess(pod.ns, amounts);
-  if (!excess.empty()) return ReserveResult{ReserveOutcome::kExceeded, std::move(excess)};
+  if (!excess.empty() && request.enforce) {
+    return ReserveResult{ReserveOutcome::kExceeded, std::move(excess)};
+  }
   if (std::string resource = impl_->Overflowing(pod.ns, amounts); !resource.empty()) {
     return Fail(pod.ns + "'s " + resource + " total would pass " +
                 FormatMilli(std::numeric_limits<int64_t>::max()) + ", the most the ledger counts");
   }
-  if (dryRun) return ReserveResult{ReserveOutcome::kCharged};
+  ReserveResult charged = excess.empty()
+                              ? ReserveResult{ReserveOutcome::kCharged}
+                              : ReserveResult{ReserveOutcome::kChargedOverLimit, std::move(excess)};
+  if (request.dryRun) return charged;
   if (impl_->journal) {
     Status written =
         impl_->journal->Append({JournalRecord::Type::kCharge, pod.ns, pod.name, pod.uid, amounts});
@@ -185,7 +191,7 @@ Result<ReserveResult> Ledger::Reserve(const PodRef& pod, const Amounts& amounts,
   }
   impl_->Apply(pod, amounts);
   impl_->MaybeCompact();
-  return ReserveResult{ReserveOutcome::kCharged};
+  return charged;
 }
 
 Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {

@@ -33,7 +33,8 @@ class Ledger : public Accounting {
   // format) fails start-up; a torn last record is ignored and cut off, as documented.
   Status Open();
 
-  // Checks `amounts` against the namespace's limits and, unless `dryRun`, charges it to `pod`.
+  // Checks `amounts` against the namespace's limits and, unless `dryRun`, charges it to `pod`;
+  // past a limit, refuses (kExceeded) or, without `enforce`, charges anyway (kChargedOverLimit).
   // The same namespace/name and uid (both empty counts as the same) is kAlreadyCharged.
   // Another uid under a name that already holds a charge is charged beside it, never in its
   // place: the webhook cannot tell a duplicate CREATE that the apiserver will refuse
@@ -45,8 +46,7 @@ class Ledger : public Accounting {
   // charged and the caller must refuse the admission.
   // Waiting for another charge's journal write ends at `deadline` (an error, nothing charged);
   // a write once begun is finished.
-  Result<ReserveResult> Reserve(const PodRef& pod, const Amounts& amounts, bool dryRun,
-                                Deadline deadline) override;
+  Result<ReserveResult> Reserve(const ReserveRequest& request) override;
   using Accounting::Reserve;
 
   // Gives back exactly what was charged under `pod`'s namespace/name (the recorded amounts, not a

@@ -42,7 +42,8 @@ std::string RenderCharges(const Ledger& ledger) {
 
 // One step of a scenario: an operation, what it returns, and the usage afterwards.
 struct Step {
-  enum Op { kReserve, kDryRun, kRelease } op;
+  // kUnenforced and kUnenforcedDryRun: enforce false, as for the quota rule in warn or audit.
+  enum Op { kReserve, kDryRun, kUnenforced, kUnenforcedDryRun, kRelease } op;
   PodRef pod;
   Amounts amounts;
   std::string want;
@@ -53,9 +54,13 @@ void RunSteps(Ledger& ledger, const std::vector<Step>& steps) {
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     SCOPED_TRACE("step " + std::to_string(i) + ": " + s.pod.ns + "/" + s.pod.name);
-    std::string got = s.op == Step::kRelease
-                          ? Outcome(ledger.Release(s.pod))
-                          : Outcome(ledger.Reserve(s.pod, s.amounts, s.op == Step::kDryRun));
+    const bool unenforced = s.op == Step::kUnenforced || s.op == Step::kUnenforcedDryRun;
+    const bool dryRun = s.op == Step::kDryRun || s.op == Step::kUnenforcedDryRun;
+    std::string got =
+        s.op == Step::kRelease
+            ? Outcome(ledger.Release(s.pod))
+            : Outcome(ledger.Reserve(ReserveRequest{
+                  .pod = s.pod, .amounts = s.amounts, .dryRun = dryRun, .enforce = !unenforced}));
     EXPECT_EQ(got, s.want);
     EXPECT_EQ(RenderUsage(ledger, s.pod.ns), s.usage);
   }
@@ -64,6 +69,8 @@ void RunSteps(Ledger& ledger, const std::vector<Step>& steps) {
 constexpr auto kReserve = Step::kReserve;
 constexpr auto kDryRun = Step::kDryRun;
 constexpr auto kRelease = Step::kRelease;
+constexpr auto kUnenforced = Step::kUnenforced;
+constexpr auto kUnenforcedDryRun = Step::kUnenforcedDryRun;
 
 TEST(LedgerTest, ChargesUpToTheLimitThenDeniesWithKubernetesMessage) {
   Ledger ledger(TestConfig(), nullptr);
@@ -96,6 +103,54 @@ TEST(LedgerTest, ChargesUpToTheLimitThenDeniesWithKubernetesMessage) {
       });
   EXPECT_EQ(RenderCharges(ledger),
             "team-a/p1@u1{nvidia.com/gpu=3} team-a/p2@u2{nvidia.com/gpu=1} team-z/cpu-only@u2{}");
+}
+
+// The quota rule in warn or audit mode: over the limit is charged all the same, with the message
+// a refusal would have had, and an enforced charge afterwards is refused against that usage.
+TEST(LedgerTest, UnenforcedChargesGoOverTheLimitAndSaySo) {
+  Ledger ledger(TestConfig(), nullptr);
+  RunSteps(
+      ledger,
+      {
+          {kUnenforced,
+           {"team-a", "p1", "u1"},
+           Gpus(3),
+           "charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+          {kUnenforcedDryRun,
+           {"team-a", "p2", "u2"},
+           Gpus(2),
+           "charged over the limit: exceeded quota: team-a, requested: nvidia.com/gpu=2, used: "
+           "nvidia.com/gpu=3, limited: nvidia.com/gpu=4",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+          {kUnenforced,
+           {"team-a", "p2", "u2"},
+           Gpus(2),
+           "charged over the limit: exceeded quota: team-a, requested: nvidia.com/gpu=2, used: "
+           "nvidia.com/gpu=3, limited: nvidia.com/gpu=4",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=5/4}"},
+          {kUnenforced,
+           {"team-a", "p2", "u2"},
+           Gpus(2),
+           "already charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=5/4}"},
+          {kReserve,
+           {"team-a", "p3", "u3"},
+           Gpus(1),
+           "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=5, "
+           "limited: nvidia.com/gpu=4",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=5/4}"},
+          {kRelease,
+           {"team-a", "p1", "u1"},
+           {},
+           "released",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
+          {kReserve,
+           {"team-a", "p3", "u3"},
+           Gpus(1),
+           "charged",
+           "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+      });
 }
 
 TEST(LedgerTest, ReleaseGivesBackExactlyWhatWasCharged) {
@@ -437,6 +492,25 @@ TEST(LedgerJournal, FailedAppendChangesNothing) {
   EXPECT_EQ(RenderUsage(ledger, "team-a"), "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}");
   EXPECT_EQ(script.appended,
             (std::vector<JournalRecord>{{T::kCharge, "team-a", "p1", "u1", Gpus(1)}}));
+}
+
+// A charge over the limit is an ordinary charge on disk: a restart replays it, limits unchanged.
+TEST(LedgerJournal, AnUnenforcedChargeOverTheLimitSurvivesARestart) {
+  JournalScript script;
+  {
+    Ledger ledger(TestConfig(), std::make_unique<ScriptedJournal>(&script));
+    ASSERT_TRUE(ledger.Open().has_value());
+    ASSERT_EQ(Outcome(ledger.Reserve(
+                  {.pod = {"team-a", "big", "u1"}, .amounts = Gpus(6), .enforce = false})),
+              "charged over the limit: exceeded quota: team-a, requested: nvidia.com/gpu=6, "
+              "used: nvidia.com/gpu=0, limited: nvidia.com/gpu=4");
+  }
+  EXPECT_EQ(script.appended,
+            (std::vector<JournalRecord>{{T::kCharge, "team-a", "big", "u1", Gpus(6)}}));
+  script.replay = script.appended;
+  Ledger restarted(TestConfig(), std::make_unique<ScriptedJournal>(&script));
+  ASSERT_TRUE(restarted.Open().has_value());
+  EXPECT_EQ(RenderUsage(restarted, "team-a"), "team-a{gpu-equivalents=0/6,nvidia.com/gpu=6/4}");
 }
 
 TEST(LedgerJournal, CompactsToTheLiveSetWhenTheJournalAsks) {

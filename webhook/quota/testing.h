@@ -28,12 +28,15 @@ inline std::string RenderUsage(const Accounting& accounting, std::string_view on
   return out;
 }
 
-// "charged", "already charged", the denial message, or "error: ...".
+// "charged", "already charged", the denial message, "charged over the limit: " and the message,
+// or "error: ...".
 inline std::string Outcome(const Result<ReserveResult>& r) {
   if (!r) return "error: " + r.error().message;
   switch (r->outcome) {
     case ReserveOutcome::kCharged:
       return "charged";
+    case ReserveOutcome::kChargedOverLimit:
+      return "charged over the limit: " + r->message;
     case ReserveOutcome::kAlreadyCharged:
       return "already charged";
     case ReserveOutcome::kExceeded:

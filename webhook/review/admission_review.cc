@@ -283,6 +283,16 @@ std::string EncodeResponse(const AdmissionRequest& request, const Decision& deci
     }
     out += ']';
   }
+  if (!decision.auditAnnotations.empty()) {
+    out += R"(,"auditAnnotations":{)";
+    for (size_t i = 0; i < decision.auditAnnotations.size(); ++i) {
+      if (i) out += ',';
+      AppendJsonString(out, decision.auditAnnotations[i].key);
+      out += ':';
+      AppendJsonString(out, decision.auditAnnotations[i].value);
+    }
+    out += '}';
+  }
   out += "}}";
   return out;
 }

@@ -449,11 +449,24 @@ TEST(EncodeResponse, Envelopes) {
        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
            "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"patchType":"JSONPatch",
            "patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc2NoZWR1bGVyTmFtZSIsInZhbHVlIjoidm9sY2FubyJ9XQ=="}})"},
-      {"warnings", Request(),
-       Decision{.reason = "valid", .warnings = {"first", "second \"quoted\""}},
+      {"warnings", Request(), Allowed("valid", Notes{.warnings = {"first", "second \"quoted\""}}),
        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
            "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,
            "warnings":["first","second \"quoted\""]}})"},
+      {"audit annotations", Request(),
+       Allowed("valid", Notes{.auditAnnotations = {{"quota", "exceeded \"quota\""},
+                                                   {"whole-units", "not whole"}}}),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,
+           "auditAnnotations":{"quota":"exceeded \"quota\"","whole-units":"not whole"}}})"},
+      {"denied with warnings and annotations", Request(),
+       Denied("whole-units", "not whole",
+              Notes{.warnings = {"privileged"}, .auditAnnotations = {{"scheduler", "skips"}}}),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":false,
+           "status":{"metadata":{},"status":"Failure","reason":"Forbidden","code":403,
+                     "message":"not whole"},
+           "warnings":["privileged"],"auditAnnotations":{"scheduler":"skips"}}})"},
       {"v1beta1 is echoed", Request("admission.k8s.io/v1beta1"), Allowed("valid"),
        R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{
            "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}})"},

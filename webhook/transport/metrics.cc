@@ -27,6 +27,11 @@ void Metrics::CountDecision(std::string_view route, std::string_view decision,
   ++decisions_[{std::string(route), std::string(decision), std::string(reason)}];
 }
 
+void Metrics::CountViolation(std::string_view rule, std::string_view mode) {
+  std::lock_guard lock(mu_);
+  ++violations_[{std::string(rule), std::string(mode)}];
+}
+
 void Metrics::ObserveLatency(std::string_view route, double seconds) {
   size_t i = std::lower_bound(kBuckets.begin(), kBuckets.end(), seconds) - kBuckets.begin();
   std::lock_guard lock(mu_);
@@ -53,6 +58,15 @@ std::string Metrics::Render() const {
     out += "gpugate_admission_decisions_total{route=\"" + PrometheusLabelValue(std::get<0>(key)) +
            "\",decision=\"" + PrometheusLabelValue(std::get<1>(key)) + "\",reason=\"" +
            PrometheusLabelValue(std::get<2>(key)) + "\"} " + std::to_string(n) + "\n";
+  }
+  out +=
+      "# HELP gpugate_policy_violations_total Reviews in which a rule found something, by rule "
+      "and by its mode there (deny refused them, warn and audit admitted them).\n";
+  out += "# TYPE gpugate_policy_violations_total counter\n";
+  for (const auto& [key, n] : violations_) {
+    out += "gpugate_policy_violations_total{rule=\"" + PrometheusLabelValue(std::get<0>(key)) +
+           "\",mode=\"" + PrometheusLabelValue(std::get<1>(key)) + "\"} " + std::to_string(n) +
+           "\n";
   }
   out += "# HELP gpugate_admission_duration_seconds Time to decode, decide and encode a review.\n";
   out += "# TYPE gpugate_admission_duration_seconds histogram\n";

@@ -25,6 +25,9 @@ class Metrics {
   void CountRequest(std::string_view route, int code);
   // One admission decision: decision is "allowed", "denied" or "patched".
   void CountDecision(std::string_view route, std::string_view decision, std::string_view reason);
+  // A rule found something in a review and had `mode` ("deny", "warn" or "audit") there: counted
+  // whatever the answer, so warn and audit modes show what deny would refuse.
+  void CountViolation(std::string_view rule, std::string_view mode);
   // Time from a review's first byte decoded to its response encoded.
   void ObserveLatency(std::string_view route, double seconds);
 
@@ -40,7 +43,8 @@ class Metrics {
   mutable std::mutex mu_;
   std::map<std::tuple<std::string, int>, uint64_t> requests_;  // guarded by mu_
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> decisions_;  // mu_
-  std::map<std::string, Histogram> latency_;  // guarded by mu_
+  std::map<std::tuple<std::string, std::string>, uint64_t> violations_;  // guarded by mu_
+  std::map<std::string, Histogram> latency_;                             // guarded by mu_
 };
 
 }  // namespace gpugate::transport

@@ -16,6 +16,9 @@ constexpr char kHeaders[] =
     "# HELP gpugate_admission_decisions_total Admission decisions, by route, decision and "
     "reason.\n"
     "# TYPE gpugate_admission_decisions_total counter\n"
+    "# HELP gpugate_policy_violations_total Reviews in which a rule found something, by rule and "
+    "by its mode there (deny refused them, warn and audit admitted them).\n"
+    "# TYPE gpugate_policy_violations_total counter\n"
     "# HELP gpugate_admission_duration_seconds Time to decode, decide and encode a review.\n"
     "# TYPE gpugate_admission_duration_seconds histogram\n";
 
@@ -58,6 +61,16 @@ TEST(Metrics, Counters) {
           R"(gpugate_admission_decisions_total{route="validate",decision="allowed",reason="valid"} 2)",
           R"(gpugate_admission_decisions_total{route="validate",decision="denied",reason="whole-units"} 1)",
       }));
+  m.CountViolation("whole-units", "warn");
+  m.CountViolation("quota", "audit");
+  m.CountViolation("whole-units", "warn");
+  m.CountViolation("whole-units", "deny");
+  EXPECT_EQ(Samples(m.Render(), "gpugate_policy_violations_total"),
+            (std::vector<std::string>{
+                R"(gpugate_policy_violations_total{rule="quota",mode="audit"} 1)",
+                R"(gpugate_policy_violations_total{rule="whole-units",mode="deny"} 1)",
+                R"(gpugate_policy_violations_total{rule="whole-units",mode="warn"} 2)",
+            }));
 }
 
 TEST(Metrics, HistogramBucketsAreCumulative) {

@@ -21,6 +21,29 @@ std::string_view DecisionWord(const review::Decision& d) {
   return d.patch.empty() ? "allowed" : "patched";
 }
 
+// What rules in warn and audit mode found, for the log: what an operator reads before switching
+// a namespace to deny, where the API server's audit log is out of reach. Nothing when empty.
+void LogNotes(const review::Decision& d, LogLine& line) {
+  auto join = [](auto begin, auto end, auto render) {
+    std::string out;
+    for (auto it = begin; it != end; ++it) out += (out.empty() ? "" : " | ") + render(*it);
+    return out;
+  };
+  if (!d.violated.empty()) {
+    line.Str("violated", join(d.violated.begin(), d.violated.end(),
+                              [](const auto& v) { return v.rule + "=" + v.mode; }));
+  }
+  if (!d.warnings.empty()) {
+    line.Str("warnings",
+             join(d.warnings.begin(), d.warnings.end(), [](const std::string& w) { return w; }));
+  }
+  if (!d.auditAnnotations.empty()) {
+    line.Str("auditAnnotations",
+             join(d.auditAnnotations.begin(), d.auditAnnotations.end(),
+                  [](const review::AuditAnnotation& a) { return a.key + ": " + a.value; }));
+  }
+}
+
 }  // namespace
 
 Server::Server(ServerOptions options, const admission::Handler& handler)
@@ -85,8 +108,7 @@ void Server::Route(const Request& req, Response& res) {
   if (path == "/healthz") {
     res.Set(200, "ok\n");
   } else if (path == "/readyz") {
-    const quota::Accounting* ledger = handler_.ledger();
-    bool ready = ready_ && (!ledger || ledger->Ready());
+    bool ready = ready_ && handler_.Ready();
     res.Set(ready ? 200 : 503, ready ? "ok\n" : "not ready\n");
   } else if (path == "/metrics") {
     std::string body = metrics_.Render() + http_->RenderMetrics() + tls_->RenderMetrics() +
@@ -163,9 +185,10 @@ void Server::Decide(const review::AdmissionRequest& request, const Pending& pend
   double seconds = std::chrono::duration<double>(elapsed).count();
   metrics_.CountRequest(pending.route, 200);
   metrics_.CountDecision(pending.route, DecisionWord(d), d.reason);
+  for (const review::ViolatedRule& v : d.violated) metrics_.CountViolation(v.rule, v.mode);
   metrics_.ObserveLatency(pending.route, seconds);
-  LogLine("decision")
-      .Str("route", pending.route)
+  LogLine line("decision");
+  line.Str("route", pending.route)
       .Str("uid", request.uid)
       .Str("kind", request.kind.kind)
       .Str("namespace", request.ns)
@@ -173,9 +196,9 @@ void Server::Decide(const review::AdmissionRequest& request, const Pending& pend
       .Str("operation", request.operation)
       .Str("decision", DecisionWord(d))
       .Str("reason", d.reason)
-      .Str("message", d.message)
-      .Int("micros", std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count())
-      .Info();
+      .Str("message", d.message);
+  LogNotes(d, line);
+  line.Int("micros", std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()).Info();
   if (pending.callerDeadline && pending.start + elapsed > *pending.callerDeadline) {
     LogLine("answered after the caller's deadline")
         .Str("route", pending.route)

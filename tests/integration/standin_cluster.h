@@ -1,0 +1,53 @@
+// Test support: a stand-in Kubernetes API server (tests/standin/) and `gpugate serve` replicas
+// in cluster mode against it, each reaching it through a kubeconfig with the stand-in's token.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpugate_process.h"
+#include "standin/standin.h"
+
+namespace gpugate::testing {
+
+class StandInCluster {
+ public:
+  // `configExtra`: YAML appended to the replicas' config after its cluster section (top-level
+  // keys such as modes:). Reconciles every second, with a two-second reservation grace.
+  explicit StandInCluster(const std::string& configExtra = "");
+
+  // Starts a replica and waits (up to 15 s) until it reports ready: its quota ledger and its
+  // namespace watch have made their first list.
+  GpugateServer& AddReplica();
+
+  StandInApiServer& api() { return *api_; }
+
+  // Creates the Namespace `name` with `labels` (and kubernetes.io/metadata.name, as the API
+  // server adds it), or replaces the labels of one that exists.
+  void LabelNamespace(const std::string& name, nlohmann::json labels);
+  // A ResourceQuota "gpus" in `ns` with requests.nvidia.com/gpu: `gpus`.
+  void LimitGpus(const std::string& ns, int gpus);
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<StandInApiServer> api_;
+  std::vector<std::unique_ptr<GpugateServer>> replicas_;
+};
+
+// Polls `done` every 10 ms until it holds or `timeout` passes: watches and reconciliation are
+// asynchronous, so a bounded wait for an observable outcome is the honest check.
+template <typename F>
+bool Eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+}  // namespace gpugate::testing

@@ -1,0 +1,142 @@
+// The namespace watch against the stand-in API server: labels read at the first list, changed
+// by `kubectl label` as the watch delivers it, a typo read as deny and reported once, a deleted
+// namespace forgotten, and a relist after expired history.
+#include "cluster/namespace_watch.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <thread>
+
+#include "cluster/test_certs.h"
+#include "standin/standin.h"
+
+namespace gpugate::cluster {
+namespace {
+
+using gpugate::testing::StandInApiServer;
+using nlohmann::json;
+using policy::Mode;
+
+constexpr char kToken[] = "stand-in-token";
+constexpr char kNamespaces[] = "/api/v1/namespaces";
+
+json Namespace(const std::string& name, json labels) {
+  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+  labels["kubernetes.io/metadata.name"] = name;
+  ns["metadata"]["labels"] = std::move(labels);
+  return ns;
+}
+
+template <typename F>
+bool Eventually(F done) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return done();
+}
+
+// "mode=warn mutate=false", "mode=- mutate=-" for none.
+std::string Render(const policy::NamespaceLabels& l) {
+  return std::string("mode=") + (l.mode ? std::string(policy::ModeName(*l.mode)) : "-") +
+         " mutate=" + (l.mutate ? (*l.mutate ? "true" : "false") : "-");
+}
+
+class NamespaceWatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto& certs = testing::SharedTestCerts();
+    server_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{
+        .certFile = certs.certFile(), .keyFile = certs.keyFile(), .token = kToken});
+    int port = server_->Start();
+    ASSERT_GT(port, 0);
+    client_ = std::make_unique<KubeClient>(KubeConfig{
+        .host = "127.0.0.1", .port = port, .caPem = certs.bundle.caCertPem, .token = kToken});
+    watch_ = std::make_unique<NamespaceWatch>(*client_, [this](const std::string& message) {
+      std::lock_guard lock(mu_);
+      errors_.push_back(message);
+    });
+  }
+
+  std::string Labels(const std::string& ns) { return Render(watch_->Labels(ns)); }
+  std::vector<std::string> Errors() {
+    std::lock_guard lock(mu_);
+    return errors_;
+  }
+
+  std::unique_ptr<StandInApiServer> server_;
+  std::unique_ptr<KubeClient> client_;
+  std::unique_ptr<NamespaceWatch> watch_;
+  std::mutex mu_;
+  std::vector<std::string> errors_;  // guarded by mu_
+};
+
+TEST_F(NamespaceWatchTest, ReadsLabelsAtTheFirstListAndFollowsChanges) {
+  server_->Create(kNamespaces, Namespace("team-a", {{"gpugate.io/mode", "warn"}}));
+  server_->Create(kNamespaces, Namespace("lab", {{"gpugate.io/mutate", "false"}}));
+  server_->Create(kNamespaces, Namespace("plain", {{"team", "x"}}));
+  EXPECT_FALSE(watch_->Ready());
+  EXPECT_EQ(Labels("team-a"), "mode=- mutate=-") << "nothing before the first list";
+  watch_->Start();
+  ASSERT_TRUE(Eventually([&] { return watch_->Ready(); }));
+  EXPECT_EQ(Labels("team-a"), "mode=warn mutate=-");
+  EXPECT_EQ(Labels("lab"), "mode=- mutate=false");
+  EXPECT_EQ(Labels("plain"), "mode=- mutate=-");
+  EXPECT_EQ(Labels("unknown"), "mode=- mutate=-");
+
+  // kubectl label ns team-a gpugate.io/mode=deny --overwrite; a new namespace; a removed label.
+  server_->Update(std::string(kNamespaces) + "/team-a",
+                  Namespace("team-a", {{"gpugate.io/mode", "deny"}}));
+  server_->Create(kNamespaces, Namespace("team-b", {{"gpugate.io/mode", "audit"}}));
+  server_->Update(std::string(kNamespaces) + "/lab", Namespace("lab", json::object()));
+  EXPECT_TRUE(Eventually([&] {
+    return Labels("team-a") == "mode=deny mutate=-" && Labels("team-b") == "mode=audit mutate=-" &&
+           Labels("lab") == "mode=- mutate=-";
+  })) << Labels("team-a")
+      << " / " << Labels("team-b") << " / " << Labels("lab");
+
+  server_->Delete(std::string(kNamespaces) + "/team-b");
+  EXPECT_TRUE(Eventually([&] { return Labels("team-b") == "mode=- mutate=-"; }));
+  EXPECT_TRUE(Errors().empty()) << ::testing::PrintToString(Errors());
+}
+
+TEST_F(NamespaceWatchTest, ATypoDeniesAndIsReportedOncePerValue) {
+  server_->Create(kNamespaces, Namespace("team-a", {{"gpugate.io/mode", "Warn"}}));
+  watch_->Start();
+  ASSERT_TRUE(Eventually([&] { return watch_->Ready(); }));
+  EXPECT_EQ(Labels("team-a"), "mode=deny mutate=-");
+  // Another label changes: the same typo is not reported again.
+  server_->Update(std::string(kNamespaces) + "/team-a",
+                  Namespace("team-a", {{"gpugate.io/mode", "Warn"}, {"owner", "ml"}}));
+  server_->Update(std::string(kNamespaces) + "/team-a",
+                  Namespace("team-a", {{"gpugate.io/mode", "warm"}}));
+  EXPECT_TRUE(Eventually([&] { return Errors().size() == 2; }));
+  EXPECT_EQ(
+      Errors(),
+      (std::vector<std::string>{
+          R"(namespace team-a: gpugate.io/mode "Warn" is not deny, warn or audit; denying as with deny)",
+          R"(namespace team-a: gpugate.io/mode "warm" is not deny, warn or audit; denying as with deny)"}));
+  EXPECT_EQ(Labels("team-a"), "mode=deny mutate=-");
+}
+
+TEST_F(NamespaceWatchTest, ARelistAfterExpiredHistoryReplacesEveryLabel) {
+  server_->Create(kNamespaces, Namespace("team-a", {{"gpugate.io/mode", "warn"}}));
+  server_->Create(kNamespaces, Namespace("team-b", {{"gpugate.io/mode", "audit"}}));
+  watch_->Start();
+  ASSERT_TRUE(Eventually([&] { return Labels("team-b") == "mode=audit mutate=-"; }));
+  // Changes the watch misses: history expired while the stream was down.
+  server_->BreakWatches();
+  server_->Delete(std::string(kNamespaces) + "/team-b");
+  server_->Update(std::string(kNamespaces) + "/team-a",
+                  Namespace("team-a", {{"gpugate.io/mode", "deny"}}));
+  server_->ExpireHistory();
+  EXPECT_TRUE(Eventually([&] {
+    return Labels("team-a") == "mode=deny mutate=-" && Labels("team-b") == "mode=- mutate=-";
+  })) << Labels("team-a")
+      << " / " << Labels("team-b");
+}
+
+}  // namespace
+}  // namespace gpugate::cluster
