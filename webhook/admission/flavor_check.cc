@@ -66,8 +66,8 @@ std::optional<std::string> UnpinnedMessage(const policy::PodSpecView& spec, std:
   if (fallback) {
     message += ". gpugate's mutating webhook pins such pods in " + std::string(ns) + " to " +
                *fallback +
-               ", but it did not change this one: is the gpugate mutating webhook "
-               "configured for this namespace?";
+               ", but this one was not pinned: is the gpugate mutating webhook configured, and "
+               "mutation on, for this namespace?";
   }
   return message;
 }
