@@ -402,11 +402,11 @@ TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
 
   auto failed = LoadConfigFile(bad);
   ASSERT_FALSE(failed.has_value());
-  EXPECT_EQ(
-      failed.error().message,
-      bad +
-          ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
-          "server, tls, exemptNamespaces, resources, mutation, security, modes, cluster, quota)");
+  EXPECT_EQ(failed.error().message,
+            bad +
+                ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
+                "server, tls, exemptNamespaces, resources, mutation, security, modes, cluster, "
+                "audit, quota)");
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }
