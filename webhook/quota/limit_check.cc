@@ -39,4 +39,17 @@ std::string ExceededMessage(std::string_view ns, const Amounts& hard, const Amou
          ", used: " + JoinAmounts(current) + ", limited: " + JoinAmounts(limited);
 }
 
+std::string OverLimitMessage(std::string_view ns, const Amounts& hard, const Amounts& used) {
+  Amounts current, limited;
+  for (const auto& [resource, now] : used) {
+    auto limit = hard.find(resource);
+    if (limit == hard.end() || now <= limit->second) continue;
+    current[resource] = now;
+    limited[resource] = limit->second;
+  }
+  if (current.empty()) return "";
+  return "over quota: " + std::string(ns) + ", used: " + JoinAmounts(current) +
+         ", limited: " + JoinAmounts(limited);
+}
+
 }  // namespace gpugate::quota
