@@ -50,7 +50,9 @@ TEST(LimitCheck, OverLimitMessageNamesOnlyWhatIsAboveItsLimit) {
       {{}, {{kGpu, 9000}}, ""},  // no limit
       {{{kGpu, 4000}}, {}, ""},  // nothing used
   };
-  for (const auto& c : cases) EXPECT_EQ(OverLimitMessage("team-a", c.hard, c.used), c.want);
+  for (const auto& c : cases) {
+    EXPECT_EQ(OverLimitMessage("team-a", OverLimits(c.hard, c.used)), c.want);
+  }
 }
 
 }  // namespace
