@@ -87,8 +87,8 @@ int AuditExitStatus(const AuditReport& report) {
 std::string AuditSummary(const AuditReport& report) {
   const AuditCounts& c = report.counts;
   std::string kinds;
-  for (const auto& [kind, count] : c.scanned) {
-    kinds += (kinds.empty() ? "" : ", ") + std::to_string(count) + " " + kind;
+  for (const auto& [kind, count] : c.scanned) {  // the kinds found; JSON lists every kind listed
+    if (count > 0) kinds += (kinds.empty() ? "" : ", ") + std::to_string(count) + " " + kind;
   }
   std::string line = "scanned " + Count(Scanned(c), "object", "objects");
   if (!kinds.empty()) line += " (" + kinds + ")";

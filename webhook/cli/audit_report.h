@@ -72,7 +72,8 @@ void WriteAuditTable(const AuditReport& report, std::ostream& out, std::ostream&
 std::string RenderAuditJson(const AuditReport& report);
 
 // "scanned 12 objects (5 Pod, 7 Deployment): 3 findings in 2 objects (1 deny, 1 warn, 1 audit);
-// 1 namespace over its limits; skipped 1 in exempt namespaces, 0 finished pods, 0 being deleted"
+// 1 namespace over its limits; skipped 1 in exempt namespaces, 0 finished pods, 0 being deleted",
+// naming the kinds of which something was found.
 std::string AuditSummary(const AuditReport& report);
 
 }  // namespace gpugate::cli

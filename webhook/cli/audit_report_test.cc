@@ -81,7 +81,7 @@ TEST(AuditReport, TablesThenErrorsAndNotesThenTheSummary) {
             "NAMESPACE   MODE   RESOURCE         USED   LIMIT\n"
             "team-c      warn   nvidia.com/gpu   6      4\n"
             "\n"
-            "scanned 3 objects (3 Pod, 0 Deployment): 2 findings in 2 objects (1 deny, 1 warn, 0 "
+            "scanned 3 objects (3 Pod): 2 findings in 2 objects (1 deny, 1 warn, 0 "
             "audit); 1 namespace over its limits; skipped 1 in exempt namespaces, 1 finished pod, "
             "0 being deleted; 1 collection not listed\n");
   EXPECT_EQ(err.str(),

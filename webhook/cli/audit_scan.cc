@@ -75,8 +75,11 @@ Skipped AuditObject(const nlohmann::json& object, const AuditKind& kind,
       verdict.findings.push_back({std::string(policy::kQuotaRule), *unpinned, quotaMode});
     }
   }
-  std::string kindName = kind.kind.empty() ? StringAt(object, {"kind"}) : kind.kind;
-  if (kindName.empty()) kindName = kind.Name();
+  std::string kindName = kind.kind;
+  if (kindName.empty()) {  // a custom resource: Job.batch.volcano.sh, apart from batch's Job
+    kindName = StringAt(object, {"kind"});
+    kindName = (kindName.empty() ? kind.resource : kindName) + "." + kind.group;
+  }
   for (review::RuleFinding& f : verdict.findings) {
     findings.push_back({.ns = ns,
                         .kind = kindName,

@@ -94,7 +94,7 @@ TEST_F(AuditObjectTest, ExemptFinishedAndDeletingObjectsAreNotJudged) {
   EXPECT_EQ(findings_.size(), 2u);
 }
 
-TEST_F(AuditObjectTest, ACustomResourceIsNamedByItsOwnKind) {
+TEST_F(AuditObjectTest, ACustomResourceIsNamedByItsOwnKindAndGroup) {
   const AuditKind volcano{"", "batch.volcano.sh", "v1alpha1", "jobs"};
   json job = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
               {"kind", "Job"},
@@ -105,7 +105,7 @@ TEST_F(AuditObjectTest, ACustomResourceIsNamedByItsOwnKind) {
   nameless.erase("kind");
   Audit(nameless, volcano);
   ASSERT_EQ(findings_.size(), 2u);
-  EXPECT_EQ(findings_[0].kind, "Job");
+  EXPECT_EQ(findings_[0].kind, "Job.batch.volcano.sh");
   EXPECT_EQ(findings_[1].kind, "jobs.batch.volcano.sh");
 }
 
