@@ -242,7 +242,8 @@ void Auditor::ReadKind(const AuditKind& kind) {
             c.withFindings += scan.withFindings;
             for (AuditFinding& f : scan.findings) report_.findings.push_back(std::move(f));
           }),
-      "not served by this cluster (no such resource)");
+      "not served by this cluster at " + kind.GroupVersion() +
+          " (no such resource, or not at this version)");
 }
 
 void Auditor::FindOverLimits() {

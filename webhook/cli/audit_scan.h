@@ -28,6 +28,8 @@ struct AuditKind {
   bool IsPod() const { return group.empty() && resource == "pods"; }
   // "pods", "deployments.apps", "jobs.batch.volcano.sh": as kubectl and RBAC name it.
   std::string Name() const;
+  // "v1", "apps/v1", "batch.volcano.sh/v1alpha1": as an apiVersion.
+  std::string GroupVersion() const { return group.empty() ? version : group + "/" + version; }
   // /api/v1/pods, /apis/apps/v1/namespaces/NS/deployments, ...: every namespace's when `ns` is "".
   std::string CollectionPath(std::string_view ns) const;
 };
