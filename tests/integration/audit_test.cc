@@ -9,16 +9,14 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "golden_files.h"
 #include "review_builder.h"
 #include "standin_cluster.h"
 #include "test_paths.h"
@@ -275,9 +273,7 @@ Exit RunAudit(const std::string& kubeconfig, const std::vector<std::string>& arg
 TEST(Audit, OutputAndExitStatusMatchGoldenFiles) {
   StandInCluster cluster;
   Load(cluster);
-  const bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
-  const fs::path goldenDir = kAuditDir / "golden";
-  std::set<std::string> written;
+  GoldenFiles golden(kAuditDir / "golden");
   for (const AuditCase& c : kCases) {
     SCOPED_TRACE(c.name);
     if (c.before) c.before(cluster.api());
@@ -287,18 +283,7 @@ TEST(Audit, OutputAndExitStatusMatchGoldenFiles) {
     if (c.name == "expired-continue") {
       EXPECT_EQ(cluster.api().continuesExpired(), expiredBefore + 1);
     }
-    const fs::path golden = goldenDir / (c.name + ".txt");
-    written.insert(golden.filename().string());
-    if (update) {
-      std::ofstream(golden, std::ios::binary) << Render(c, run);
-      continue;
-    }
-    ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with UPDATE_GOLDEN=1";
-    EXPECT_EQ(Render(c, run), ReadFile(golden.string()));
-  }
-  for (const auto& entry : fs::directory_iterator(goldenDir)) {
-    EXPECT_TRUE(written.count(entry.path().filename().string()))
-        << entry.path() << " belongs to no case; remove it";
+    golden.Compare(c.name + ".txt", Render(c, run));
   }
 }
 
