@@ -6,7 +6,7 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load bench-burst bench-cluster \
+.PHONY: all deps build test run certs install bench bench-micro bench-load bench-burst bench-cluster bench-audit \
 	soak-load soak format clean \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm
 
@@ -116,6 +116,14 @@ bench-burst: deps
 # time to ready, watch events per CPU second (docs/performance.md). PODS and EVENTS narrow it.
 bench-cluster: deps
 	JOBS=$(JOBS) bash bench/cluster/run.sh
+
+# `gpugate audit` against a stand-in holding AUDIT_PODS pods, paged (500) and in one answer per
+# collection (0), side by side: wall time and the audit's peak RSS (docs/performance.md).
+AUDIT_PODS ?= 10000,100000
+bench-audit: deps
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF
+	cmake --build build-bench -j$(JOBS) --target gpugate gpugate_audit_bench
+	build-bench/bench/gpugate_audit_bench --gpugate build-bench/webhook/gpugate --pods $(AUDIT_PODS)
 
 # gpugate under 256 connections for DURATION (300 s), its RSS every 5 s in bench/results/soak.csv.
 soak-load:

@@ -5,14 +5,12 @@
 // case writes fails the test.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "golden_files.h"
 #include "gpugate_process.h"
 #include "kubectl.h"
 #include "test_paths.h"
@@ -79,25 +77,12 @@ Exit RunCheck(const CheckCase& c) {
 }
 
 TEST(Check, OutputAndExitStatusMatchGoldenFiles) {
-  const bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
-  const fs::path goldenDir = kCheckDir / "golden";
-  std::set<std::string> written;
+  GoldenFiles golden(kCheckDir / "golden");
   for (const CheckCase& c : kCases) {
     SCOPED_TRACE(c.name);
     const Exit run = RunCheck(c);
     EXPECT_EQ(run.code, c.exitStatus) << run.output;
-    const fs::path golden = goldenDir / (c.name + ".txt");
-    written.insert(golden.filename().string());
-    if (update) {
-      std::ofstream(golden, std::ios::binary) << Render(c, run);
-      continue;
-    }
-    ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with UPDATE_GOLDEN=1";
-    EXPECT_EQ(Render(c, run), ReadFile(golden.string()));
-  }
-  for (const auto& entry : fs::directory_iterator(goldenDir)) {
-    EXPECT_TRUE(written.count(entry.path().filename().string()))
-        << entry.path() << " belongs to no case; remove it";
+    golden.Compare(c.name + ".txt", Render(c, run));
   }
 }
 

@@ -25,6 +25,8 @@ class StandInCluster {
   GpugateServer& AddReplica();
 
   StandInApiServer& api() { return *api_; }
+  // The kubeconfig that reaches the stand-in (as the replicas do), for commands run against it.
+  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
 
   // Creates the Namespace `name` with `labels` (and kubernetes.io/metadata.name, as the API
   // server adds it), or replaces the labels of one that exists.

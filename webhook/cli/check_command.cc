@@ -3,7 +3,6 @@
 // admission::JudgeRules, in the webhook's own words and in each rule's mode for the manifest's
 // namespace); quota is not checked (docs/rules.md, "Checking manifests before they reach the
 // cluster").
-#include <initializer_list>
 #include <iostream>
 #include <string_view>
 
@@ -11,6 +10,7 @@
 #include "cli/check_report.h"
 #include "cli/cli.h"
 #include "cli/flags.h"
+#include "cli/object_fields.h"
 #include "common/strings.h"
 #include "config/config.h"
 #include "manifest/manifest_files.h"
@@ -68,24 +68,6 @@ Result<CheckOptions> CheckOptionsFrom(const Flags& flags) {
     options.settings = std::move(loaded->policy);
   }
   return options;
-}
-
-// The string at object[keys[0]][keys[1]]..., "" when missing or not a string; never throws.
-std::string StringAt(const json& object, std::initializer_list<std::string_view> keys) {
-  const json* at = &object;
-  for (std::string_view key : keys) {
-    if (!at->is_object()) return "";
-    auto it = at->find(key);
-    if (it == at->end()) return "";
-    at = &*it;
-  }
-  return at->is_string() ? at->get<std::string>() : "";
-}
-
-// metadata.name, or for an object the API server will name, metadata.generateName.
-std::string ObjectName(const json& object) {
-  std::string name = StringAt(object, {"metadata", "name"});
-  return name.empty() ? StringAt(object, {"metadata", "generateName"}) : name;
 }
 
 // Judges one object as the webhook would on its CREATE, quota aside, and counts it.

@@ -36,7 +36,7 @@ const CommandHelp kVersionHelp = {
 void PrintUsage(std::ostream& out) {
   out << kUsageHead;
   for (const CommandHelp* command :
-       {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kCheckHelp, &kVersionHelp}) {
+       {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kCheckHelp, &kAuditHelp, &kVersionHelp}) {
     PrintCommandEntry(out, *command);
   }
   out << kUsageTail;
@@ -83,6 +83,7 @@ int Run(std::string_view program, const std::vector<std::string>& args) {
   if (command == "certs") return RunCerts(rest);
   if (command == "quota") return RunQuota(rest);
   if (command == "check") return RunCheck(rest);
+  if (command == "audit") return RunAudit(rest);
   std::cerr << "gpugate: unknown command \"" << command << "\"\n\n";
   PrintUsage(std::cerr);
   return 2;

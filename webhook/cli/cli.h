@@ -1,4 +1,4 @@
-// The `gpugate` command: subcommands serve, certs, quota, check, version.
+// The `gpugate` command: subcommands serve, certs, quota, check, audit, version.
 #pragma once
 
 #include <string>
@@ -26,5 +26,9 @@ extern const CommandHelp kQuotaHelp;
 // Exit status 0 clean, 1 something would be denied, 2 unreadable input or a usage error.
 int RunCheck(const std::vector<std::string>& args);
 extern const CommandHelp kCheckHelp;
+// Exit status 0 nothing would be denied, 1 something would, 2 the cluster could not be read (or
+// not all of it, and nothing denied in what could) or a usage error.
+int RunAudit(const std::vector<std::string>& args);
+extern const CommandHelp kAuditHelp;
 
 }  // namespace gpugate::cli

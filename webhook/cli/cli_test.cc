@@ -71,6 +71,11 @@ const HelpCase kHelpCases[] = {
      {"check"},
      "Usage: gpugate check -f FILE|DIR|- [-f ...] [--config FILE] [-o|--output text|json]\n",
      {"-f, --filename PATH", "--config FILE", "-o, --output FORMAT", "-h, --help"}},
+    {"gpugate",
+     {"audit"},
+     "Usage: gpugate audit [--kubeconfig FILE] [--context NAME] [--config FILE]",
+     {"--kubeconfig FILE", "--context NAME", "--config FILE", "-n, --namespace NS",
+      "-o, --output FORMAT", "--chunk-size N", "-h, --help"}},
     {"gpugate", {"version"}, "Usage: gpugate version\n", {"-h, --help"}},
     // `kubectl gpuquota --help` runs the link kubectl-gpuquota with --help.
     {"/usr/local/bin/kubectl-gpuquota",
@@ -99,15 +104,17 @@ TEST(Cli, EveryCommandPrintsItsOwnHelp) {
 TEST(Cli, TopLevelHelpListsEveryCommandAsItsHelpDoes) {
   const Ran ran = RunCli("gpugate", {"--help"});
   EXPECT_EQ(ran.code, 0);
-  for (const char* line : {"\n  gpugate serve [--config FILE] [--listen HOST:PORT]",
-                           "\n  gpugate certs --out DIR [--service NAME]",
-                           "\n  gpugate quota [--server URL] [--cacert FILE",
-                           "\n  gpugate quota --kubeconfig FILE [--context NAME]",
-                           "\n  gpugate check -f FILE|DIR|- [-f ...]", "\n  gpugate version\n",
-                           "\n  gpugate COMMAND --help, gpugate help COMMAND\n"}) {
+  for (const char* line :
+       {"\n  gpugate serve [--config FILE] [--listen HOST:PORT]",
+        "\n  gpugate certs --out DIR [--service NAME]",
+        "\n  gpugate quota [--server URL] [--cacert FILE",
+        "\n  gpugate quota --kubeconfig FILE [--context NAME]",
+        "\n  gpugate check -f FILE|DIR|- [-f ...]",
+        "\n  gpugate audit [--kubeconfig FILE] [--context NAME]", "\n  gpugate version\n",
+        "\n  gpugate COMMAND --help, gpugate help COMMAND\n"}) {
     EXPECT_NE(ran.out.find(line), std::string::npos) << line << " missing from\n" << ran.out;
   }
-  for (const char* command : {"serve", "certs", "quota", "check"}) {
+  for (const char* command : {"serve", "certs", "quota", "check", "audit"}) {
     const std::string help = RunCli("gpugate", {command, "--help"}).out;
     const size_t summary = help.find("\n\n") + 2;  // after the usage lines
     const std::string firstLine = help.substr(summary, help.find('\n', summary) - summary);
@@ -118,7 +125,7 @@ TEST(Cli, TopLevelHelpListsEveryCommandAsItsHelpDoes) {
 
 // `gpugate help CMD` is `gpugate CMD --help`.
 TEST(Cli, HelpCommandPrintsThatCommandsHelp) {
-  for (const char* command : {"serve", "certs", "quota", "check", "version"}) {
+  for (const char* command : {"serve", "certs", "quota", "check", "audit", "version"}) {
     SCOPED_TRACE(command);
     const Ran viaHelp = RunCli("gpugate", {"help", command});
     EXPECT_EQ(viaHelp.code, 0);
@@ -182,6 +189,14 @@ TEST(Cli, UnknownFlagsStillExitTwoWithTheirMessage) {
       {"gpugate", {"help", "bogus"}, "gpugate: unknown command \"bogus\"\n"},
       {"gpugate", {"check", "--bogus"}, "gpugate check: unknown flag --bogus\n"},
       {"gpugate", {"check"}, "gpugate check: needs -f FILE, -f DIR or -f - (stdin)\n"},
+      {"gpugate", {"audit", "--bogus"}, "gpugate audit: unknown flag --bogus\n"},
+      {"gpugate",
+       {"audit", "-o", "yaml"},
+       "gpugate audit: -o must be table or json, got \"yaml\"\n"},
+      {"gpugate",
+       {"audit", "--chunk-size", "-1"},
+       "gpugate audit: --chunk-size must be a number of objects from 0 to 100000, got \"-1\"\n"},
+      {"gpugate", {"audit", "pods"}, "gpugate audit: unexpected argument \"pods\"\n"},
       {"gpugate", {"version", "extra"}, "gpugate version: takes no arguments, got \"extra\"\n"},
       {"gpugate", {"version", "--bogus"}, "gpugate version: unknown flag --bogus\n"},
   };

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "cluster/list_page.h"
-#include "common/strings.h"
-
 namespace gpugate::cluster {
 namespace {
 
@@ -15,8 +12,8 @@ constexpr int kWatchTimeoutSeconds = 300;
 constexpr int kWatchIdleSeconds = kWatchTimeoutSeconds + 30;
 // A stream that ends cleanly this soon without a single line is backed off, not re-opened at once.
 constexpr auto kShortestHealthyWatch = std::chrono::seconds(1);
-// Lists started again at once after a continue token expired, before backing off.
-constexpr int kListRestarts = 3;
+// Lists started in all when continue tokens keep expiring, before backing off.
+constexpr int kListAttempts = 3;
 
 using nlohmann::json;
 
@@ -37,42 +34,11 @@ std::string StringAt(const json& root, std::initializer_list<const char*> keys) 
   return value && value->is_string() ? value->get<std::string>() : std::string();
 }
 
-// A short description of an error body: a Status object's message, or the start of the text.
-std::string StatusMessage(const std::string& body) {
-  json status = json::parse(body, nullptr, false);
-  std::string message = status.is_discarded() ? "" : StringAt(status, {"message"});
-  if (message.empty()) message = body.substr(0, 200);
-  return message;
-}
-
 std::string Abbreviate(std::string_view text) {
   return text.size() <= 120 ? std::string(text) : std::string(text.substr(0, 120)) + "...";
 }
 
-class FunctionSink : public ListSink {
- public:
-  FunctionSink(std::function<void(json)> add, std::function<void()> commit)
-      : add_(std::move(add)), commit_(std::move(commit)) {}
-  void Add(json object) override { add_(std::move(object)); }
-  void Commit() override { commit_(); }
-
- private:
-  std::function<void(json)> add_;
-  std::function<void()> commit_;
-};
-
 }  // namespace
-
-std::unique_ptr<ListSink> MakeListSink(std::function<void(json object)> add,
-                                       std::function<void()> commit) {
-  return std::make_unique<FunctionSink>(std::move(add), std::move(commit));
-}
-
-std::unique_ptr<ListSink> CollectList(std::function<void(std::vector<json> items)> done) {
-  auto items = std::make_shared<std::vector<json>>();
-  return MakeListSink([items](json object) { items->push_back(std::move(object)); },
-                      [items, done = std::move(done)] { done(std::move(*items)); });
-}
 
 Informer::Informer(KubeClient& client, std::string collectionPath, InformerHandlers handlers,
                    BackoffPolicy backoff)
@@ -147,71 +113,17 @@ void Informer::Run() {
 }
 
 bool Informer::List() {
-  // A continue token expires when the API server compacts its history past the list's
-  // resourceVersion (etcd's default: every 5 minutes). client-go then lists again in one answer;
-  // that answer is what paging exists to avoid, so the list starts again from its first page,
-  // at once, a few times before the usual backoff.
-  for (int attempt = 1;; ++attempt) {
-    ListEnd end = ListOnce();
-    if (end == ListEnd::kDone) return true;
-    if (end == ListEnd::kFailed || attempt == kListRestarts || stop_) return false;
-  }
-}
-
-std::string Informer::PagePath(const std::string& continueToken) const {
-  if (pageSize_ == 0 && continueToken.empty()) return path_;
-  std::string path = path_ + (path_.find('?') == std::string::npos ? "?" : "&");
-  path += "limit=" + std::to_string(pageSize_);
-  if (!continueToken.empty()) path += "&continue=" + QueryEscape(continueToken);
-  return path;
-}
-
-Informer::ListEnd Informer::ListOnce() {
-  std::unique_ptr<ListSink> sink = handlers_.onList();
-  ListCursor cursor;
-  try {
-    do {
-      if (ListEnd end = ReadPage(*sink, cursor); end != ListEnd::kDone) return end;
-    } while (!cursor.continueToken.empty() && !stop_);
-    if (stop_) return ListEnd::kFailed;
-    sink->Commit();
-  } catch (const std::exception& e) {
-    Report(std::string("list handler failed: ") + e.what());
-    return ListEnd::kFailed;
-  }
-  SetResourceVersion(std::move(cursor.listVersion));
+  auto listed = ListPaged(client_, path_, handlers_.onList,
+                          {.pageSize = pageSize_, .attempts = kListAttempts},
+                          {.onError = [this](const std::string& message) { Report(message); },
+                           .onPage = [this] { ++pages_; },
+                           .stopped = [this] { return stop_.load(); }});
+  if (!listed) return false;
+  SetResourceVersion(std::move(*listed));
   progressSinceList_ = false;
   ++lists_;
   synced_ = true;
-  return ListEnd::kDone;
-}
-
-Informer::ListEnd Informer::ReadPage(ListSink& sink, ListCursor& cursor) {
-  bool first = ++cursor.page == 1;
-  auto res = client_.Get(PagePath(cursor.continueToken));
-  std::string where = "list" + (first ? "" : " (page " + std::to_string(cursor.page) + ")");
-  if (!res) {
-    Report(where + ": " + res.error().message);
-    return ListEnd::kFailed;
-  }
-  if (res->status == 410 && !first) {
-    Report(where + ": HTTP 410: " + StatusMessage(res->body) + "; listing again from the start");
-    return ListEnd::kExpired;
-  }
-  if (res->status != 200) {
-    Report(where + ": HTTP " + std::to_string(res->status) + ": " + StatusMessage(res->body));
-    return ListEnd::kFailed;
-  }
-  auto meta = DecodeListPage(res->body, [&](json item) { sink.Add(std::move(item)); });
-  ++pages_;
-  if (!meta) {
-    Report(where + ": " + meta.error().message);
-    return ListEnd::kFailed;
-  }
-  // Every page carries the list's resourceVersion; the first page's is the one to trust.
-  if (first) cursor.listVersion = std::move(meta->resourceVersion);
-  cursor.continueToken = std::move(meta->continueToken);
-  return ListEnd::kDone;
+  return true;
 }
 
 Informer::WatchEnd Informer::WatchOnce() {

@@ -1,10 +1,9 @@
 // List then watch one kind of object, the way client-go's reflector does: list in pages of 500
-// (`limit` and `continue`; the list's resourceVersion is its first page's), watch from there with
-// allowWatchBookmarks, resume from the last resourceVersion seen when a stream ends, relist on
-// 410 Gone (or an ERROR event with code 410), back off exponentially on errors. A continue token
-// that expired mid-list (410) starts the list again from its first page. Each page is decoded
-// item by item into the handler and dropped, so a list holds one page's text at a time however
-// many objects the collection has. Handlers run on the informer's own thread.
+// (list_pager.h: the list's resourceVersion is its first page's, a continue token that expired
+// mid-list starts the list again from its first page, each page decoded item by item into the
+// handler's sink and dropped), watch from there with allowWatchBookmarks, resume from the last
+// resourceVersion seen when a stream ends, relist on 410 Gone (or an ERROR event with code 410),
+// back off exponentially on errors. Handlers run on the informer's own thread.
 #pragma once
 
 #include <atomic>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "cluster/kube_client.h"
+#include "cluster/list_pager.h"
 
 namespace gpugate::cluster {
 
@@ -28,24 +28,6 @@ struct WatchEvent {
   Type type = Type::kAdded;
   nlohmann::json object;
 };
-
-// One list as its pages arrive: Add for every object of one complete, consistent list (every
-// page at the list's resourceVersion), then Commit once, which replaces all state. A list that
-// fails part way (an API error, a continue token that expired) is dropped without Commit and the
-// next list gets a new sink: nothing a sink was given may reach the handler's state before Commit.
-class ListSink {
- public:
-  virtual ~ListSink() = default;
-  // `object` is the sink's to keep or drop; the informer keeps no copy.
-  virtual void Add(nlohmann::json object) = 0;
-  virtual void Commit() = 0;
-};
-
-// A sink made of two functions; they may share the list's state through their captures.
-std::unique_ptr<ListSink> MakeListSink(std::function<void(nlohmann::json object)> add,
-                                       std::function<void()> commit);
-// A sink that hands every object of the list to `done` at Commit, for small kinds and tests.
-std::unique_ptr<ListSink> CollectList(std::function<void(std::vector<nlohmann::json> items)> done);
 
 struct InformerHandlers {
   // Starts a list (the first sync, and every relist).
@@ -70,7 +52,7 @@ class Informer {
   ~Informer();  // stops
 
   // Objects per list page (`limit`); 0 lists in one answer. Call before Start.
-  static constexpr size_t kDefaultPageSize = 500;
+  static constexpr size_t kDefaultPageSize = kListPageSize;
   void set_page_size(size_t limit) { pageSize_ = limit; }
 
   void Start();
@@ -92,20 +74,8 @@ class Informer {
 
  private:
   enum class WatchEnd { kEnded, kGone, kFailed };
-  enum class ListEnd { kDone, kExpired, kFailed };
   void Run();
   bool List();
-  // Where a list stands: pages read, the list's resourceVersion, the next page's token.
-  struct ListCursor {
-    int page = 0;
-    std::string listVersion;
-    std::string continueToken;
-  };
-  ListEnd ListOnce();
-  // Reads the next page into `sink`. kDone: read, and `cursor` holds the next page's token
-  // (empty after the last page); otherwise why the list ends.
-  ListEnd ReadPage(ListSink& sink, ListCursor& cursor);
-  std::string PagePath(const std::string& continueToken) const;
   WatchEnd WatchOnce();
   // One event line; false ends the stream, with `end` saying what follows.
   bool HandleLine(std::string_view line, WatchEnd& end);

@@ -69,13 +69,4 @@ std::string FlavorQuotaKey(std::string_view flavor, std::string_view resource) {
   return std::string(kFlavorPrefix) + std::string(flavor) + "." + name;
 }
 
-quota::Amounts MinLimits(const quota::Amounts& a, const quota::Amounts& b) {
-  quota::Amounts out = a;
-  for (const auto& [resource, milli] : b) {
-    auto [it, inserted] = out.try_emplace(resource, milli);
-    if (!inserted) it->second = std::min(it->second, milli);
-  }
-  return out;
-}
-
 }  // namespace gpugate::cluster

@@ -30,6 +30,6 @@ quota::Amounts ResourceQuotaLimits(const nlohmann::json& resourceQuota,
 std::string FlavorQuotaKey(std::string_view flavor, std::string_view resource);
 
 // Per resource, the smaller of `a` and `b` where both set one, else whichever does.
-quota::Amounts MinLimits(const quota::Amounts& a, const quota::Amounts& b);
+using quota::MinLimits;
 
 }  // namespace gpugate::cluster

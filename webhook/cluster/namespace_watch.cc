@@ -45,12 +45,17 @@ void NamespaceWatch::Start() { informer_.Start(); }
 
 void NamespaceWatch::Stop() { informer_.Stop(); }
 
-std::optional<NamespaceWatch::Entry> NamespaceWatch::EntryOf(const json& object) {
-  std::optional<std::string> mode = MetadataString(object, "labels", policy::kModeLabel);
-  std::optional<std::string> mutate = MetadataString(object, "labels", policy::kMutateLabel);
+std::optional<policy::ParsedLabels> GpugateLabels(const json& ns) {
+  std::optional<std::string> mode = MetadataString(ns, "labels", policy::kModeLabel);
+  std::optional<std::string> mutate = MetadataString(ns, "labels", policy::kMutateLabel);
   if (!mode && !mutate) return std::nullopt;
-  policy::ParsedLabels parsed = policy::ParseNamespaceLabels(mode, mutate);
-  return Entry{parsed.labels, std::move(parsed.problem)};
+  return policy::ParseNamespaceLabels(mode, mutate);
+}
+
+std::optional<NamespaceWatch::Entry> NamespaceWatch::EntryOf(const json& object) {
+  std::optional<policy::ParsedLabels> parsed = GpugateLabels(object);
+  if (!parsed) return std::nullopt;
+  return Entry{parsed->labels, std::move(parsed->problem)};
 }
 
 void NamespaceWatch::ReportNew(const std::string& ns, const Entry& entry,

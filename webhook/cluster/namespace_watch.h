@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -19,6 +20,10 @@
 namespace gpugate::cluster {
 
 inline constexpr std::string_view kNamespaceCollection = "/api/v1/namespaces";
+
+// The gpugate labels of a Namespace object as gpugate reads them (policy::ParseNamespaceLabels);
+// nullopt when it carries none.
+std::optional<policy::ParsedLabels> GpugateLabels(const nlohmann::json& ns);
 
 class NamespaceWatch : public policy::NamespaceLabelSource {
  public:

@@ -44,6 +44,25 @@ std::string Render(const policy::NamespaceLabels& l) {
          " mutate=" + (l.mutate ? (*l.mutate ? "true" : "false") : "-");
 }
 
+TEST(GpugateLabels, ReadsOnlyGpugatesLabels) {
+  const struct {
+    json ns;
+    std::string want;  // Render(...), or "none"
+  } cases[] = {
+      {Namespace("a", {{"team", "ml"}}), "none"},
+      {Namespace("b", {{"gpugate.io/mode", "warn"}}), "mode=warn mutate=-"},
+      {Namespace("c", {{"gpugate.io/mutate", "false"}}), "mode=- mutate=false"},
+      {Namespace("d", {{"gpugate.io/mode", "enforce"}}), "mode=deny mutate=-"},  // a typo: deny
+      {json{{"metadata", {{"name", "e"}}}}, "none"},
+      {json::array(), "none"},
+  };
+  for (const auto& c : cases) {
+    std::optional<policy::ParsedLabels> got = GpugateLabels(c.ns);
+    EXPECT_EQ(got ? Render(got->labels) : "none", c.want) << c.ns.dump();
+  }
+  EXPECT_FALSE(GpugateLabels(Namespace("d", {{"gpugate.io/mode", "enforce"}}))->problem.empty());
+}
+
 class NamespaceWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -81,6 +81,7 @@ constexpr Field<Config> kTopLevelFields[] = {
     {"security", ReadSecurity},
     {"modes", ReadModes},
     {"cluster", ReadCluster},
+    {"audit", ReadAudit},
     // Read by ReadLaterSections once `resources` is known, wherever it appears in the file.
     {"quota", [](const Cursor&, Config&) { return Status{}; }},
 };

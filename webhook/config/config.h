@@ -60,6 +60,22 @@ struct ServerConfig {
   std::optional<std::chrono::milliseconds> keepAliveIdle;
 };
 
+// A kind of custom resource `gpugate audit` lists (docs/configuration.md, "audit"): the path
+// /apis/<group>/<version>/<resource>.
+struct CustomResource {
+  std::string group;     // "batch.volcano.sh"
+  std::string version;   // "v1alpha1"
+  std::string resource;  // "jobs": the plural, as in the API's paths
+
+  bool operator==(const CustomResource&) const = default;
+};
+
+// What `gpugate audit` reads beyond the policy: the custom resources with pod templates to list
+// besides the built-in kinds. `serve` ignores it.
+struct AuditConfig {
+  std::vector<CustomResource> customResources;
+};
+
 struct Config {
   std::string listen = "0.0.0.0:8443";  // HOST:PORT; port 0 picks a free port
   // On SIGTERM, how long to keep serving (not ready, answers saying Connection: close) before
@@ -70,6 +86,7 @@ struct Config {
   policy::Settings policy;  // resources, exemptNamespaces, mutation.*, security.*
   ClusterConfig cluster;
   quota::QuotaConfig quota;  // quota.*: limits per namespace, weighted figures, the journal
+  AuditConfig audit;         // audit.*: for `gpugate audit` only
 };
 
 // Parses YAML text. `source` names the file in error messages, e.g.

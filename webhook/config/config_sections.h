@@ -27,6 +27,9 @@ Status ReadModes(const Cursor& value, Config& out);
 // config_cluster.cc: the cluster section.
 Status ReadCluster(const Cursor& value, Config& out);
 
+// config_audit.cc: the audit section, what `gpugate audit` lists.
+Status ReadAudit(const Cursor& value, Config& out);
+
 // config_quota.cc: the quota section. It names managed resources, so it is read after every
 // other section (`out.policy` is complete), whatever the order of keys in the file.
 Status ReadQuota(const Cursor& value, Config& out);

@@ -123,11 +123,21 @@ std::string RenderModes(const Config& c) {
   return out;
 }
 
+// "batch.volcano.sh/v1alpha1/jobs kubeflow.org/v1/tfjobs".
+std::string RenderAudit(const Config& c) {
+  std::string out;
+  for (const CustomResource& r : c.audit.customResources) {
+    out += (out.empty() ? "" : " ") + r.group + "/" + r.version + "/" + r.resource;
+  }
+  return out;
+}
+
 std::string Render(const Config& c) {
   return "listen: " + RenderListen(c) + "\ntls: " + RenderTls(c) + "\nexempt: " + RenderExempt(c) +
          "\nresources: " + RenderResources(c) + "\nscheduler: " + RenderScheduler(c) +
          "\ntolerations: " + RenderTolerations(c) + "\ncoreLimit: " + RenderCoreLimit(c) + "\n" +
-         RenderSecurity(c) + "\nmodes: " + RenderModes(c) + "\nquota: " + RenderQuota(c) + "\n";
+         RenderSecurity(c) + "\nmodes: " + RenderModes(c) + "\nquota: " + RenderQuota(c) +
+         "\naudit: " + RenderAudit(c) + "\n";
 }
 
 constexpr char kDefaultRendering[] =
@@ -143,7 +153,8 @@ constexpr char kDefaultRendering[] =
     "coreLimit: request\n"
     "denyVisibleDevicesEnv=true denyPrivilegedGPU=true\n"
     "modes: default=deny\n"
-    "quota: stateFile=\n";
+    "quota: stateFile=\n"
+    "audit: \n";
 
 TEST(ParseConfig, EmptyDocumentsGiveDefaults) {
   const char* inputs[] = {"", "\n", "# only a comment\n", "---\n", "~\n", "---\n---\n"};
@@ -313,6 +324,9 @@ quota:
     t4: {nodeLabels: {nvidia.com/gpu.product: Tesla-T4}, gpuTypes: ["NVIDIA-Tesla T4"]}
   defaultFlavors:
     team-b: t4
+audit:
+  customResources:
+    - {group: batch.volcano.sh, version: v1alpha1, resource: jobs}
 )";
 
 TEST(ParseConfig, FullExampleSetsEveryKey) {
@@ -335,7 +349,8 @@ TEST(ParseConfig, FullExampleSetsEveryKey) {
             "team-b{nvidia.com/mig-1g.5gb=2}; "
             "flavor a100{nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB,}; "
             "flavor t4{nvidia.com/gpu.product=Tesla-T4,type:NVIDIA-Tesla T4,}; default team-b=t4; "
-            "weights gpu-equivalents{nvidia.com/gpu=1,nvidia.com/mig-1g.5gb=0.5}\n");
+            "weights gpu-equivalents{nvidia.com/gpu=1,nvidia.com/mig-1g.5gb=0.5}\n"
+            "audit: batch.volcano.sh/v1alpha1/jobs\n");
   // Settings::Find sees the replaced list: exact names, then patterns.
   ASSERT_NE(got->policy.Find("nvidia.com/mig-1g.5gb"), nullptr);
   EXPECT_TRUE(got->policy.Find("nvidia.com/mig-1g.5gb")->isPattern);
@@ -402,11 +417,11 @@ TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
 
   auto failed = LoadConfigFile(bad);
   ASSERT_FALSE(failed.has_value());
-  EXPECT_EQ(
-      failed.error().message,
-      bad +
-          ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
-          "server, tls, exemptNamespaces, resources, mutation, security, modes, cluster, quota)");
+  EXPECT_EQ(failed.error().message,
+            bad +
+                ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
+                "server, tls, exemptNamespaces, resources, mutation, security, modes, cluster, "
+                "audit, quota)");
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }

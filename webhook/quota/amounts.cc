@@ -1,5 +1,7 @@
 #include "quota/amounts.h"
 
+#include <algorithm>
+
 #include "common/strings.h"
 
 namespace gpugate::quota {
@@ -55,6 +57,15 @@ std::string FormatAmounts(const Amounts& amounts) {
     if (milli == 0) continue;
     if (!out.empty()) out += ',';
     out += name + "=" + FormatMilli(milli);
+  }
+  return out;
+}
+
+Amounts MinLimits(const Amounts& a, const Amounts& b) {
+  Amounts out = a;
+  for (const auto& [resource, milli] : b) {
+    auto [it, inserted] = out.try_emplace(resource, milli);
+    if (!inserted) it->second = std::min(it->second, milli);
   }
   return out;
 }

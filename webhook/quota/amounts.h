@@ -28,4 +28,8 @@ Result<int64_t> ParseMilli(std::string_view text);
 // "nvidia.com/gpu=1,tencent.com/vcuda-core=50" (sorted by name, zero entries skipped).
 std::string FormatAmounts(const Amounts& amounts);
 
+// Limits from two sources (the config and a ResourceQuota): per resource, the smaller of `a` and
+// `b` where both set one, else whichever does.
+Amounts MinLimits(const Amounts& a, const Amounts& b);
+
 }  // namespace gpugate::quota

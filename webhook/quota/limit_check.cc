@@ -39,4 +39,21 @@ std::string ExceededMessage(std::string_view ns, const Amounts& hard, const Amou
          ", used: " + JoinAmounts(current) + ", limited: " + JoinAmounts(limited);
 }
 
+Excess OverLimits(const Amounts& hard, const Amounts& used) {
+  Excess excess;
+  for (const auto& [resource, now] : used) {
+    auto limit = hard.find(resource);
+    if (limit == hard.end() || now <= limit->second) continue;
+    excess.used[resource] = now;
+    excess.limited[resource] = limit->second;
+  }
+  return excess;
+}
+
+std::string OverLimitMessage(std::string_view ns, const Excess& excess) {
+  if (excess.empty()) return "";
+  return "over quota: " + std::string(ns) + ", used: " + JoinAmounts(excess.used) +
+         ", limited: " + JoinAmounts(excess.limited);
+}
+
 }  // namespace gpugate::quota

@@ -18,4 +18,18 @@ namespace gpugate::quota {
 std::string ExceededMessage(std::string_view ns, const Amounts& hard, const Amounts& used,
                             const Amounts& requested);
 
+// The resources whose use is above their limit: charged while the quota rule was in warn or
+// audit mode, or limited since.
+struct Excess {
+  Amounts used;     // those resources' use
+  Amounts limited;  // and their limits
+
+  bool empty() const { return used.empty(); }
+};
+Excess OverLimits(const Amounts& hard, const Amounts& used);
+
+// The same in ExceededMessage's words, "" when nothing is over:
+//   "over quota: team-a, used: nvidia.com/gpu=6, limited: nvidia.com/gpu=4"
+std::string OverLimitMessage(std::string_view ns, const Excess& excess);
+
 }  // namespace gpugate::quota

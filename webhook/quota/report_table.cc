@@ -4,14 +4,14 @@
 #include <map>
 #include <optional>
 
+#include "common/text_table.h"
 #include "quota/report.h"
 
 namespace gpugate::quota {
 namespace {
 
 constexpr int kBarWidth = 20;
-constexpr size_t kColumns = 5;       // NAMESPACE RESOURCE USED HARD USE%; the bar follows, unheaded
-constexpr const char* kGap = "   ";  // kubectl's column padding
+constexpr size_t kColumns = 5;  // NAMESPACE RESOURCE USED HARD USE%; the bar follows, unheaded
 
 struct Row {
   std::array<std::string, kColumns> cells;
@@ -82,33 +82,18 @@ std::vector<Row> Rows(std::vector<NamespaceUsage> usage) {
   return rows;
 }
 
-std::string RenderLine(const std::array<std::string, kColumns>& cells, const std::string& bar,
-                       const std::array<size_t, kColumns>& widths) {
-  std::string line;
-  for (size_t c = 0; c < kColumns; ++c) {
-    if (c > 0) line += kGap;
-    line += cells[c];
-    line.append(widths[c] - cells[c].size(), ' ');
-  }
-  line += kGap + bar;
-  line.erase(line.find_last_not_of(' ') + 1);
-  return line + "\n";
-}
-
 }  // namespace
 
 std::string UsageTable(const std::vector<NamespaceUsage>& usage) {
-  const std::array<std::string, kColumns> header = {"NAMESPACE", "RESOURCE", "USED", "HARD",
-                                                    "USE%"};
   std::vector<Row> rows = Rows(usage);
-  std::array<size_t, kColumns> widths{};
-  for (size_t c = 0; c < kColumns; ++c) {
-    widths[c] = header[c].size();
-    for (const Row& row : rows) widths[c] = std::max(widths[c], row.cells[c].size());
+  std::vector<std::vector<std::string>> cells;
+  for (Row& row : rows) {
+    cells.emplace_back(row.cells.begin(), row.cells.end());
+    cells.back().push_back(std::move(row.bar));
   }
-  std::string out = RenderLine(header, "", widths);
-  if (rows.empty()) return out + "No GPU usage or limits.\n";
-  for (const Row& row : rows) out += RenderLine(row.cells, row.bar, widths);
+  // The bar's column has no heading.
+  std::string out = RenderTable({"NAMESPACE", "RESOURCE", "USED", "HARD", "USE%", ""}, cells);
+  if (rows.empty()) out += "No GPU usage or limits.\n";
   return out;
 }
 
