@@ -142,7 +142,7 @@ TEST(AuditObject, UnpinnedGpuPodsWhereQuotaIsSetPerModel) {
             "nvidia.com/use-gputype to one of a100 (nvidia.com/gpu.product=A100)");
   EXPECT_EQ(findings[1].name, "unpinned-d");
   EXPECT_TRUE(findings[1].message.ends_with(
-      "is the gpugate mutating webhook configured for this namespace?"))
+      "is the gpugate mutating webhook configured, and mutation on, for this namespace?"))
       << findings[1].message;
 }
 
