@@ -51,6 +51,31 @@ void ReleaseIfLarge(std::string& s) {
   if (s.empty() && s.capacity() > kKeepCapacity) std::string().swap(s);
 }
 
+// SSL_get_error tells what the last TLS call did only if the thread's OpenSSL error queue was
+// empty before it: anything left there (by a handler, or the cluster layer's API client on this
+// thread) reads as SSL_ERROR_SSL and would close a healthy connection. So every TLS call on a
+// connection starts with an empty queue.
+int TlsHandshake(SSL* ssl) {
+  ERR_clear_error();
+  return SSL_do_handshake(ssl);
+}
+
+int TlsRead(SSL* ssl, char* to, size_t room) {
+  ERR_clear_error();
+  return SSL_read(ssl, to, static_cast<int>(room));
+}
+
+int TlsWrite(SSL* ssl, std::string_view bytes) {
+  ERR_clear_error();
+  return SSL_write(ssl, bytes.data(), static_cast<int>(bytes.size()));
+}
+
+// close_notify, best effort: the socket closes either way.
+void TlsShutdown(SSL* ssl) {
+  ERR_clear_error();
+  SSL_shutdown(ssl);
+}
+
 }  // namespace
 
 struct EventServer::Conn {
@@ -359,7 +384,7 @@ void EventServer::Drive(Conn& c) {
 }
 
 bool EventServer::Handshake(Conn& c) {
-  int rc = SSL_do_handshake(c.ssl);
+  int rc = TlsHandshake(c.ssl);
   if (rc == 1) {
     SetPhase(c, kIdle);
     return true;
@@ -380,7 +405,7 @@ bool EventServer::Handshake(Conn& c) {
 
 bool EventServer::Flush(Conn& c) {
   while (c.outOff < c.out.size()) {
-    int n = SSL_write(c.ssl, c.out.data() + c.outOff, static_cast<int>(c.out.size() - c.outOff));
+    int n = TlsWrite(c.ssl, std::string_view(c.out).substr(c.outOff));
     if (n > 0) {
       c.outOff += static_cast<size_t>(n);
       continue;
@@ -403,7 +428,7 @@ bool EventServer::Flush(Conn& c) {
   c.outOff = 0;
   ReleaseIfLarge(c.out);
   if (c.closeAfterWrite) {
-    SSL_shutdown(c.ssl);  // close_notify, best effort: the socket closes either way
+    TlsShutdown(c.ssl);
     if (c.lingerAfterWrite) {
       Linger(c);
     } else {
@@ -459,7 +484,7 @@ bool EventServer::ReadAndServe(Conn& c) {
     size_t room = c.in.capacity() - c.in.size();
     int n = 0;
     c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
-      n = SSL_read(c.ssl, p + size - room, static_cast<int>(room));
+      n = TlsRead(c.ssl, p + size - room, room);
       return size - room + static_cast<size_t>(n > 0 ? n : 0);
     });
     if (n > 0) continue;
@@ -475,7 +500,7 @@ bool EventServer::ReadAndServe(Conn& c) {
         Arm(c, EPOLLOUT);
         break;
       case SSL_ERROR_ZERO_RETURN:  // close_notify
-        SSL_shutdown(c.ssl);
+        TlsShutdown(c.ssl);
         Close(c);
         break;
       default:

@@ -3,6 +3,8 @@
 #include "transport/event_server.h"
 
 #include <gtest/gtest.h>
+#include <openssl/err.h>
+#include <openssl/x509.h>
 
 #include <atomic>
 #include <chrono>
@@ -269,6 +271,26 @@ TEST_F(EventServerTest, BlockingAnswerThatThrowsGets500) {
   EXPECT_EQ(c->ReadAnswer(), Wire("500 Internal Server Error", "internal error\n"));
   ASSERT_TRUE(c->Send(Get("/after")));
   EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/after\n"));
+}
+
+// Code on a serving thread (a handler, or the cluster layer's API client) may leave errors in
+// the thread's OpenSSL error queue. SSL_get_error would read them as a TLS failure of the
+// connection's next call; the server clears the queue before each call, so the connection
+// goes on.
+TEST_F(EventServerTest, ErrorsAHandlerLeavesInOpenSslsQueueDoNotEndTheConnection) {
+  auto handler = [](const Request& req, Response& res) {
+    if (req.head.path == "/dirty") ERR_raise(ERR_LIB_X509, X509_R_CERT_ALREADY_IN_HASH_TABLE);
+    Echo(req, res);
+  };
+  Tuning tuning = TestTuning();
+  tuning.threads = 1;  // the thread that ran the handler reads the next request
+  ASSERT_TRUE(Start(tuning, handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/dirty")));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/dirty\n"));
+  ASSERT_TRUE(c->Send(Get("/after")));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/after\n"));
+  EXPECT_FALSE(c->closed());
 }
 
 }  // namespace
