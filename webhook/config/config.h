@@ -54,6 +54,7 @@ struct ServerConfig {
   std::optional<std::chrono::milliseconds> headerTimeout;
   std::optional<std::chrono::milliseconds> bodyTimeout;
   std::optional<std::chrono::milliseconds> writeTimeout;
+  std::optional<std::chrono::milliseconds> handlingTimeout;
   std::optional<std::chrono::milliseconds> keepAliveIdle;
 };
 

@@ -26,6 +26,8 @@ constexpr Field<ServerConfig> kServerFields[] = {
      [](const Cursor& v, ServerConfig& s) { return ReadDeadline(v, s.bodyTimeout); }},
     {"writeTimeout",
      [](const Cursor& v, ServerConfig& s) { return ReadDeadline(v, s.writeTimeout); }},
+    {"handlingTimeout",
+     [](const Cursor& v, ServerConfig& s) { return ReadDeadline(v, s.handlingTimeout); }},
     {"keepAliveIdle",
      [](const Cursor& v, ServerConfig& s) { return ReadDeadline(v, s.keepAliveIdle); }},
 };

@@ -37,8 +37,8 @@ int64_t NowNs() {
 // every 100 ms (ten wake-ups a second, whatever the load), a test's 200 ms ones every 20 ms.
 std::chrono::milliseconds ScanInterval(const Tuning& t) {
   std::chrono::milliseconds shortest{100 * 10};
-  for (auto d :
-       {t.handshakeTimeout, t.keepAliveIdle, t.headerTimeout, t.bodyTimeout, t.writeTimeout}) {
+  for (auto d : {t.handshakeTimeout, t.keepAliveIdle, t.headerTimeout, t.bodyTimeout,
+                 t.handlingTimeout, t.writeTimeout}) {
     if (d.count() > 0) shortest = std::min(shortest, d);
   }
   return std::clamp(shortest / 10, std::chrono::milliseconds(1), std::chrono::milliseconds(100));
@@ -332,31 +332,31 @@ void EventServer::Arm(Conn& c, uint32_t events) {
   ::epoll_ctl(epoll_, EPOLL_CTL_MOD, c.fd, &ev);
 }
 
-void EventServer::SetPhase(Conn& c, Phase phase) {
-  if (c.phase.load(std::memory_order_relaxed) == phase && c.deadline != 0) return;
-  std::chrono::nanoseconds limit{0};
+// Every phase has a deadline (zero only where a test or the config turned one off), so no wait
+// on a peer or a handler is unbounded.
+std::chrono::milliseconds EventServer::PhaseDeadline(Phase phase) const {
   switch (phase) {
     case kHandshake:
-      limit = tuning_.handshakeTimeout;
-      break;
+      return tuning_.handshakeTimeout;
     case kIdle:
-      limit = tuning_.keepAliveIdle;
-      break;
+      return tuning_.keepAliveIdle;
     case kHeaders:
-      limit = tuning_.headerTimeout;
-      break;
+      return tuning_.headerTimeout;
     case kBody:
-      limit = tuning_.bodyTimeout;
-      break;
-    case kWriting:
-      limit = tuning_.writeTimeout;
-      break;
     case kLinger:
-      limit = tuning_.bodyTimeout;
+      return tuning_.bodyTimeout;
+    case kHandling:
+      return tuning_.handlingTimeout;
+    case kWriting:
+    case kPhases:
       break;
-    default:
-      break;  // a handler is bounded by its own timeouts
   }
+  return tuning_.writeTimeout;
+}
+
+void EventServer::SetPhase(Conn& c, Phase phase, bool restart) {
+  if (!restart && c.phase.load(std::memory_order_relaxed) == phase && c.deadline != 0) return;
+  const auto limit = std::chrono::nanoseconds(PhaseDeadline(phase));
   c.phase.store(phase, std::memory_order_relaxed);
   c.deadline.store(limit.count() == 0 ? 0 : NowNs() + limit.count(), std::memory_order_relaxed);
 }
@@ -415,7 +415,8 @@ bool EventServer::Flush(Conn& c) {
         SetPhase(c, kWriting);
         Arm(c, EPOLLOUT);
         break;
-      case SSL_ERROR_WANT_READ:
+      case SSL_ERROR_WANT_READ:  // the answer waits on a TLS record from the peer
+        SetPhase(c, kWriting);
         Arm(c, EPOLLIN);
         break;
       default:
@@ -543,7 +544,7 @@ bool EventServer::ServeBuffered(Conn& c) {
       c.in.reserve(c.consumed);
       return true;
     }
-    SetPhase(c, kHandling);
+    SetPhase(c, kHandling, /*restart=*/true);  // each request's answer has the whole deadline
     req.body = std::string_view(c.in).substr(head.headBytes, head.contentLength);
     try {
       handler_(req, res);
@@ -621,7 +622,6 @@ std::string EventServer::RenderMetrics() const {
       "phase's deadline, by phase.\n"
       "# TYPE gpugate_http_connections_timed_out_total counter\n";
   for (int p = 0; p < kPhases; ++p) {
-    if (p == kHandling) continue;  // no deadline
     out += "gpugate_http_connections_timed_out_total{phase=\"" + std::string(kPhaseNames[p]) +
            "\"} " + std::to_string(timedOut_[p].load()) + "\n";
   }

@@ -10,7 +10,8 @@
 // one-shot event, so it never waits behind a slow peer.
 //
 // Deadlines are per connection and per phase (handshake, request headers, request body, the
-// answer being taken, idle keep-alive, the linger after a refusal), in milliseconds. A timekeeper
+// answer being made, the answer being taken, idle keep-alive, the linger after a refusal), in
+// milliseconds. A timekeeper
 // thread scans them (every tenth of the shortest deadline, at most every 100 ms) and shuts down
 // the socket of a connection past its deadline; the thread that owns the connection then sees it
 // closed. docs/decisions.md ("Transport") says why this replaced cpp-httplib on the
@@ -102,7 +103,10 @@ class EventServer {
   void FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res);
   void QueueAnswer(Conn& c, const Response& res, bool refused);
   void Arm(Conn& c, uint32_t events);
-  void SetPhase(Conn& c, Phase phase);
+  std::chrono::milliseconds PhaseDeadline(Phase phase) const;
+  // Enters `phase` and starts its deadline; staying in the same phase keeps the deadline running
+  // (a phase is bounded as a whole) unless `restart`.
+  void SetPhase(Conn& c, Phase phase, bool restart = false);
   void Close(Conn& c);
   void CloseListener();
 

@@ -100,6 +100,16 @@ TEST_F(EventServerTest, RefusesConnectionsOverMaxConnectionsUntilOneCloses) {
   })) << "no new connection was served after one of the two closed";
 }
 
+// Only `phase` counts a connection past its deadline, exactly once.
+void ExpectTimedOutOnlyIn(const std::string& metrics, std::string_view phase) {
+  for (const char* p : {"handshake", "idle", "headers", "body", "handling", "writing", "linger"}) {
+    EXPECT_PRED_FORMAT2(::testing::IsSubstring,
+                        "\ngpugate_http_connections_timed_out_total{phase=\"" + std::string(p) +
+                            "\"} " + (p == phase ? "1\n" : "0\n"),
+                        metrics);
+  }
+}
+
 // A peer that stops partway through a phase is cut off at that phase's deadline, without an
 // answer, and counted by phase (and by no other).
 struct DeadlineCase {
@@ -107,7 +117,6 @@ struct DeadlineCase {
   std::chrono::milliseconds Tuning::*deadline;  // set to kShortDeadline; the others keep 10 s
   bool tls;                                     // handshake before sending
   std::string send;                             // then this, and nothing more
-  std::string metric;
 };
 
 class EventServerDeadline : public EventServerTest,
@@ -124,28 +133,60 @@ TEST_P(EventServerDeadline, ClosesTheStalledConnectionAndCountsIt) {
   }
   ASSERT_TRUE(c.Send(tc.send));
   EXPECT_EQ(c.ReadToEnd(), "");
-  const std::string metrics = server_->RenderMetrics();
-  for (const char* phase : {"handshake", "idle", "headers", "body", "writing", "linger"}) {
-    const std::string metric =
-        "gpugate_http_connections_timed_out_total{phase=\"" + std::string(phase) + "\"}";
-    EXPECT_PRED_FORMAT2(::testing::IsSubstring,
-                        "\n" + metric + (metric == tc.metric ? " 1\n" : " 0\n"), metrics);
-  }
+  ExpectTimedOutOnlyIn(server_->RenderMetrics(), tc.name);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     , EventServerDeadline,
-    ::testing::Values(
-        DeadlineCase{"handshake", &Tuning::handshakeTimeout, false, "",
-                     R"(gpugate_http_connections_timed_out_total{phase="handshake"})"},
-        DeadlineCase{"headers", &Tuning::headerTimeout, true,
-                     "POST /slow HTTP/1.1\r\nHost: gpugate\r\n",
-                     R"(gpugate_http_connections_timed_out_total{phase="headers"})"},
-        DeadlineCase{"body", &Tuning::bodyTimeout, true,
-                     "POST /slow HTTP/1.1\r\nHost: gpugate\r\nContent-Length: 100\r\n\r\n" +
-                         std::string(10, 'x'),
-                     R"(gpugate_http_connections_timed_out_total{phase="body"})"}),
+    ::testing::Values(DeadlineCase{"handshake", &Tuning::handshakeTimeout, false, ""},
+                      DeadlineCase{"headers", &Tuning::headerTimeout, true,
+                                   "POST /slow HTTP/1.1\r\nHost: gpugate\r\n"},
+                      DeadlineCase{
+                          "body", &Tuning::bodyTimeout, true,
+                          "POST /slow HTTP/1.1\r\nHost: gpugate\r\nContent-Length: 100\r\n\r\n" +
+                              std::string(10, 'x')}),
     [](const auto& info) { return info.param.name; });
+
+// An answer that takes longer to make than handlingTimeout (here a blocking answer that waits
+// for the test) ends its connection without an answer.
+TEST_F(EventServerTest, ClosesAConnectionWhoseAnswerTakesPastTheHandlingDeadline) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto handler = [released](const Request&, Response& res) {
+    res.blocking = [released](Response& later) {
+      released.wait();
+      later.Set(200, "too late\n");
+    };
+  };
+  Tuning tuning = TestTuning();
+  tuning.handlingTimeout = kShortDeadline;
+  ASSERT_TRUE(Start(tuning, handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/hold")));
+  EXPECT_EQ(c->ReadToEnd(), "");
+  ExpectTimedOutOnlyIn(server_->RenderMetrics(), "handling");
+  release.set_value();  // the worker finishes; its answer finds the connection closed
+}
+
+// A caller that stops reading an answer is cut off writeTimeout after the answer's first write.
+TEST_F(EventServerTest, ClosesAConnectionThatStopsTakingItsAnswer) {
+  // Far more than the socket buffers of both ends hold (a few MiB on loopback).
+  auto handler = [](const Request&, Response& res) { res.Set(200, std::string(32 << 20, 'x')); };
+  Tuning tuning = TestTuning();
+  tuning.writeTimeout = kShortDeadline;
+  ASSERT_TRUE(Start(tuning, handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/big")));  // and reads nothing until the server has given up
+  EXPECT_TRUE(Eventually([&] {
+    return server_->RenderMetrics().find(
+               "\ngpugate_http_connections_timed_out_total{phase=\"writing\"} 1\n") !=
+           std::string::npos;
+  }));
+  ExpectTimedOutOnlyIn(server_->RenderMetrics(), "writing");
+  const std::optional<std::string> taken = c->ReadToEnd();
+  ASSERT_TRUE(taken.has_value()) << "the connection is still open";
+  EXPECT_LT(taken->size(), size_t{32 << 20}) << "the whole answer arrived";
+}
 
 TEST_F(EventServerTest, RefusalReachesAClientStillSendingItsBody) {
   Tuning tuning = TestTuning();

@@ -30,6 +30,11 @@ struct Tuning {
   std::chrono::milliseconds headerTimeout = std::chrono::seconds(10);
   std::chrono::milliseconds bodyTimeout = std::chrono::seconds(10);
   std::chrono::milliseconds writeTimeout = std::chrono::seconds(10);
+  // How long an answer may take to make, from the end of its request (decoding, the rules, and a
+  // quota charge waiting on the API server or a journal fsync). A charge is answered within its
+  // review's ?timeout= (at most 30 s, the longest timeoutSeconds a webhook may set); past that
+  // no API server still waits, so a connection whose answer is not made by then is closed.
+  std::chrono::milliseconds handlingTimeout = std::chrono::seconds(30);
   // An AdmissionReview carries the object and, on UPDATE, the old object; etcd caps an object at
   // 1.5 MiB, so 8 MiB admits every real review and refuses anything absurd before parsing (413).
   size_t maxBodyBytes = 8 << 20;
