@@ -35,6 +35,17 @@ bool IsToken(std::string_view s) {
   return true;
 }
 
+// RFC 3986's host and port characters (RFC 9112 §3.2: Host = uri-host [ ":" port ]): letters,
+// digits, unreserved and sub-delims, '%' for escapes, ':' and the brackets of an IPv6 literal.
+bool IsHostValue(std::string_view s) {
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              std::string_view("-._~%!$&'()*+,;=:[]").find(c) != std::string_view::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 // Whether a comma-separated header value lists `token` (Connection: keep-alive, Upgrade).
 bool ListsToken(std::string_view value, std::string_view token) {
   while (!value.empty()) {
@@ -139,6 +150,7 @@ HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits) {
   if (q != std::string_view::npos) h.query = target.substr(q + 1);
 
   bool hasLength = false;
+  int hosts = 0;
   while (!rest.empty()) {
     eol = rest.find("\r\n");
     line = rest.substr(0, eol);
@@ -166,6 +178,9 @@ HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits) {
       if (hasLength && n != h.contentLength) return Refuse(400, "conflicting Content-Lengths");
       hasLength = true;
       h.contentLength = n;
+    } else if (EqualsIgnoringCase(name, "Host")) {
+      if (++hosts > 1) return Refuse(400, "more than one Host header");
+      if (!IsHostValue(value)) return Refuse(400, "malformed Host header");
     } else if (EqualsIgnoringCase(name, "Transfer-Encoding")) {
       return Refuse(411,
                     "a request body needs a Content-Length; Transfer-Encoding is not accepted");
@@ -177,6 +192,9 @@ HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits) {
       h.expectContinue = true;
     }
   }
+  // RFC 9112 §3.2: an HTTP/1.1 request names its host; HTTP/1.0 did not have to.
+  if (hosts == 0 && version == "HTTP/1.1")
+    return Refuse(400, "an HTTP/1.1 request needs a Host header");
   const bool carriesBody = h.method == "POST" || h.method == "PUT" || h.method == "PATCH";
   if (carriesBody && !hasLength) return Refuse(411, "a request body needs a Content-Length");
   if (h.contentLength > limits.maxBodyBytes) {

@@ -47,8 +47,9 @@ struct HeadLimits {
 
 // Parses the head at the start of `bytes`. kIncomplete until the blank line has arrived (or the
 // head is already over its limit). Refuses what it cannot frame safely: a malformed request
-// line or header, an HTTP version other than 1.0/1.1, a Transfer-Encoding (411: every caller
-// gpugate serves sends a Content-Length), a body-carrying method without a Content-Length
+// line or header, an HTTP version other than 1.0/1.1, an HTTP/1.1 request without a Host
+// header, two Host headers or a malformed one (400, RFC 9112 §3.2), a Transfer-Encoding (411: every
+// caller gpugate serves sends a Content-Length), a body-carrying method without a Content-Length
 // (411), conflicting or malformed Content-Lengths (400), and a body over the cap (413).
 HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits);
 
