@@ -38,6 +38,25 @@ TEST_F(EventServerTest, SendsContinueBeforeTheBodyIsSent) {
   EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/upload\nhello"));
 }
 
+// An HTTP/1.0 client may not understand an interim answer: its expectation is ignored, and the
+// body it then sends is answered with the final answer alone.
+TEST_F(EventServerTest, SendsNoContinueToAnHttp10Client) {
+  Tuning tuning = TestTuning();
+  tuning.threads = 1;
+  ASSERT_TRUE(Start(tuning));
+  auto c = Connect();
+  auto other = Connect();
+  ASSERT_TRUE(
+      c->Send("POST /upload HTTP/1.0\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"));
+  // The one serving thread takes ready connections in turn: once the request sent after the
+  // head is answered, the head has been read, and a 100 would have been sent.
+  ASSERT_TRUE(other->Send(Get("/other")));
+  EXPECT_EQ(other->ReadAnswer(), Wire("200 OK", "/other\n"));
+  ASSERT_TRUE(c->Send("hello"));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/upload\nhello", /*close=*/true));
+  EXPECT_EQ(c->ReadToEnd(), "");
+}
+
 TEST_F(EventServerTest, AnswersHeadWithTheGetsLengthAndNoBody) {
   ASSERT_TRUE(Start(TestTuning()));
   auto c = Connect();

@@ -189,7 +189,8 @@ HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits) {
       if (ListsToken(value, "keep-alive") && version == "HTTP/1.0") h.keepAlive = true;
     } else if (EqualsIgnoringCase(name, "Expect")) {
       if (!EqualsIgnoringCase(value, "100-continue")) return Refuse(417, "unsupported Expect");
-      h.expectContinue = true;
+      // RFC 9110 §10.1.1: a 1.0 client may not understand an interim answer; ignore it.
+      h.expectContinue = version == "HTTP/1.1";
     }
   }
   // RFC 9112 §3.2: an HTTP/1.1 request names its host; HTTP/1.0 did not have to.

@@ -154,6 +154,17 @@ TEST(ParseRequestHead, ViewsTheRequestLineAndHeadersInPlace) {
   EXPECT_EQ(bytes.substr(p.head.headBytes, p.head.contentLength), "{}");
 }
 
+// RFC 9110 §10.1.1: a server ignores a 100-continue expectation in an HTTP/1.0 request.
+TEST(ParseRequestHead, ExpectsContinueOnlyFromHttp11) {
+  for (const auto& [version, expects] : {std::pair{"HTTP/1.1", true}, {"HTTP/1.0", false}}) {
+    const std::string bytes = "POST / " + std::string(version) +
+                              "\r\nHost: x\r\nContent-Length: 1\r\nExpect: 100-continue\r\n\r\n";
+    HeadParse p = ParseRequestHead(bytes, HeadLimits{});
+    ASSERT_EQ(p.state, State::kComplete) << version;
+    EXPECT_EQ(p.head.expectContinue, expects) << version;
+  }
+}
+
 TEST(QueryParam, FindsAndDecodes) {
   struct Case {
     const char* query;
