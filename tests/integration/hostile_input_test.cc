@@ -588,7 +588,8 @@ std::vector<Case> Cases() {
          return "GET /healthz HTTP/1.1\r\nHost: gpugate\r\n" + Repeat("X-A: b\r\n", 200'000) +
                 "\r\n";
        },
-       {431, "too large"},
+       // Each line is parsed as it arrives: the 101st header refuses the head.
+       {431, "too many request headers"},
        "GET", "/healthz", "", true},
   };
   return cases;

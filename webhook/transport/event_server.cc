@@ -79,7 +79,7 @@ void TlsShutdown(SSL* ssl) {
 }  // namespace
 
 struct EventServer::Conn {
-  explicit Conn(int socket) : fd(socket) {}
+  Conn(int socket, const HeadLimits& limits) : fd(socket), parser(limits) {}
   const int fd;
   SSL* ssl = nullptr;
   // Read by the timekeeper under mu_, written by the owning thread.
@@ -96,7 +96,7 @@ struct EventServer::Conn {
   std::string out;  // an answer not yet fully written
   size_t outOff = 0;
   size_t served = 0;
-  bool headChecked = false;  // the request at the front of `in` passed the head check
+  HeadParser parser;  // the head of the request at the front of `in`
   // The request being answered: what its answer's framing needs once the head's views are gone.
   bool keepAlive = false;
   bool headOnly = false;          // a HEAD request
@@ -284,7 +284,7 @@ void EventServer::AcceptAll() {
       break;  // EAGAIN: the backlog is empty
     }
     ++accepted_;
-    auto* c = new Conn(fd);
+    auto* c = new Conn(fd, limits_);
     c->ssl = SSL_new(&ctx_);
     bool ok = c->ssl && SSL_set_fd(c->ssl, fd) == 1;
     if (ok) {
@@ -514,55 +514,67 @@ bool EventServer::ReadAndServe(Conn& c) {
 
 bool EventServer::ServeBuffered(Conn& c) {
   if (c.in.empty()) return true;
-  HeadParse parsed = ParseRequestHead(c.in, limits_);
   Response res;
-  bool refused = false;
-  if (parsed.state == HeadParse::State::kIncomplete) {
-    SetPhase(c, kHeaders);  // the headers deadline runs from the request's first bytes
-    return true;
-  }
-  const RequestHead& head = parsed.head;
-  Request req{head, {}, c.ssl};
-  if (parsed.state == HeadParse::State::kRefused) {
-    res.Set(parsed.status, std::move(parsed.reason));
-    refused = true;
-  } else if (!c.headChecked) {
-    refused = check_(req, res);
-    c.headChecked = !refused;
-    if (!refused && head.expectContinue && c.in.size() < head.headBytes + head.contentLength) {
-      c.out += "HTTP/1.1 100 Continue\r\n\r\n";
-      SetPhase(c, kBody);
+  switch (Frame(c, res)) {
+    case Next::kMoreBytes:
       return true;
-    }
-  }
-  c.keepAlive = head.keepAlive;
-  c.headOnly = head.method == "HEAD";
-  c.consumed = head.headBytes + head.contentLength;
-  if (!refused) {
-    if (c.in.size() < c.consumed) {
-      SetPhase(c, kBody);  // from the end of the headers, for the whole body
-      c.in.reserve(c.consumed);
+    case Next::kRefuse:
+      QueueAnswer(c, res, /*refused=*/true);
       return true;
-    }
-    SetPhase(c, kHandling, /*restart=*/true);  // each request's answer has the whole deadline
-    req.body = std::string_view(c.in).substr(head.headBytes, head.contentLength);
-    try {
-      handler_(req, res);
-    } catch (const std::exception& e) {
-      res = Response{};
-      res.Set(500, "internal error\n");
-      LogLine("handler failed").Str("path", head.path).Str("error", e.what()).Error();
-    }
-    if (res.blocking) {
-      std::function<void(Response&)> rest = std::move(res.blocking);
-      res.blocking = nullptr;
-      FinishBlocking(c, std::move(rest), std::move(res));
-      return false;
-    }
-    ++requests_;
+    case Next::kServe:
+      break;
   }
-  QueueAnswer(c, res, refused);
+  SetPhase(c, kHandling, /*restart=*/true);       // each request's answer has the whole deadline
+  const RequestHead& head = c.parser.Head(c.in);  // its views into the buffer as it is now
+  Request req{head, std::string_view(c.in).substr(head.headBytes, head.contentLength), c.ssl};
+  try {
+    handler_(req, res);
+  } catch (const std::exception& e) {
+    res = Response{};
+    res.Set(500, "internal error\n");
+    LogLine("handler failed").Str("path", head.path).Str("error", e.what()).Error();
+  }
+  if (res.blocking) {
+    std::function<void(Response&)> rest = std::move(res.blocking);
+    res.blocking = nullptr;
+    FinishBlocking(c, std::move(rest), std::move(res));
+    return false;
+  }
+  ++requests_;
+  QueueAnswer(c, res, /*refused=*/false);
   return true;
+}
+
+// Feeds the head parser what arrived since the last call (it never looks at a byte twice), then
+// waits for the whole body. The head check, and an interim 100 Continue, come once per request,
+// when its head is complete.
+EventServer::Next EventServer::Frame(Conn& c, Response& res) {
+  if (c.parser.state() == HeadParser::State::kIncomplete) {
+    const uint64_t before = c.parser.scanned();
+    const HeadParser::State state = c.parser.Feed(c.in);
+    headBytesScanned_.fetch_add(c.parser.scanned() - before, std::memory_order_relaxed);
+    if (state == HeadParser::State::kIncomplete) {
+      SetPhase(c, kHeaders);  // the headers deadline runs from the request's first bytes
+      return Next::kMoreBytes;
+    }
+    if (state == HeadParser::State::kRefused) {
+      res.Set(c.parser.status(), c.parser.reason());
+      c.headOnly = false;
+      return Next::kRefuse;
+    }
+    const RequestHead& head = c.parser.Head(c.in);
+    c.keepAlive = head.keepAlive;
+    c.headOnly = head.method == "HEAD";
+    c.consumed = head.headBytes + head.contentLength;
+    if (check_(Request{head, {}, c.ssl}, res)) return Next::kRefuse;
+    if (head.expectContinue && c.in.size() < c.consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+  }
+  if (c.in.size() < c.consumed) {
+    SetPhase(c, kBody);  // from the end of the headers, for the whole body
+    c.in.reserve(c.consumed);
+    return Next::kMoreBytes;
+  }
+  return Next::kServe;
 }
 
 // On a blocking worker, which owns the connection meanwhile: nothing else touches it until it is
@@ -590,7 +602,7 @@ void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
   WriteResponse(res, close, c.headOnly, c.out);
   c.closeAfterWrite = close;
   c.lingerAfterWrite = refused;
-  c.headChecked = false;
+  c.parser.Reset();
   if (close) {
     c.in.clear();  // what follows a refused head is not a request we can frame
   } else {
@@ -625,6 +637,13 @@ std::string EventServer::RenderMetrics() const {
     out += "gpugate_http_connections_timed_out_total{phase=\"" + std::string(kPhaseNames[p]) +
            "\"} " + std::to_string(timedOut_[p].load()) + "\n";
   }
+  out +=
+      "# HELP gpugate_http_request_head_bytes_scanned_total Bytes of request heads the parser "
+      "examined: each byte once for its line's end and once in its line, however the head "
+      "arrived.\n"
+      "# TYPE gpugate_http_request_head_bytes_scanned_total counter\n"
+      "gpugate_http_request_head_bytes_scanned_total " +
+      std::to_string(headBytesScanned_.load()) + "\n";
   WorkerStats blocking = blocking_.Stats();
   out +=
       "# HELP gpugate_http_server_threads Threads serving connections.\n"

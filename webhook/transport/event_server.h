@@ -34,6 +34,7 @@
 
 #include "common/host_port.h"
 #include "common/result.h"
+#include "transport/head_parser.h"
 #include "transport/http_message.h"
 #include "transport/tuning.h"
 #include "transport/worker_pool.h"
@@ -100,6 +101,9 @@ class EventServer {
   // Answers the whole request at the front of c's buffer, if there is one; false: the answer
   // was handed to the blocking workers, which re-arm the connection.
   bool ServeBuffered(Conn& c);
+  enum class Next { kMoreBytes, kRefuse, kServe };
+  // Frames the request at the front of c's buffer; kRefuse fills `res` with the refusal.
+  Next Frame(Conn& c, Response& res);
   void FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res);
   void QueueAnswer(Conn& c, const Response& res, bool refused);
   void Arm(Conn& c, uint32_t events);
@@ -137,7 +141,8 @@ class EventServer {
   std::atomic<uint64_t> refused_{0};  // over maxConnections
   std::atomic<uint64_t> timedOut_[kPhases] = {};
   std::atomic<uint64_t> requests_{0};
-  WorkerPool blocking_;  // last member: its workers stop before the rest goes
+  std::atomic<uint64_t> headBytesScanned_{0};  // HeadParser::scanned, over every request
+  WorkerPool blocking_;                        // last member: its workers stop before the rest goes
 };
 
 }  // namespace gpugate::transport
