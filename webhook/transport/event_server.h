@@ -6,8 +6,10 @@
 // reading, the request handler, writing — without locks. A handler whose answer may block (a
 // quota charge waiting on the API server or a journal fsync) says so (Response::blocking): the
 // connection is handed to a worker pool that finishes the answer and re-arms it, so serving
-// threads never wait and probes are answered whatever the charges wait on. Accepting is one more
-// one-shot event, so it never waits behind a slow peer.
+// threads never wait and probes are answered whatever the charges wait on. A connection gives
+// up its thread after a bounded turn (answers, TLS records or bytes read), answered or not, and
+// goes to the back of the line, so no peer holds a thread while others wait. Accepting is one
+// more one-shot event, so it never waits behind a slow peer.
 //
 // Deadlines are per connection and per phase (handshake, request headers, request body, the
 // answer being made, the answer being taken, idle keep-alive, the linger after a refusal), in
@@ -96,6 +98,7 @@ class EventServer {
   void Drive(Conn& c);         // the connection's event; re-arms or closes it
   bool Handshake(Conn& c);     // false: closed or waiting
   bool ReadAndServe(Conn& c);  // false: closed or waiting
+  bool Yield(Conn& c);         // re-arms a connection with work left; false
   bool Flush(Conn& c);         // false: closed or waiting
   void Linger(Conn& c);        // after a refusal: discard what the peer still sends, then close
   // Answers the whole request at the front of c's buffer, if there is one; false: the answer
@@ -141,8 +144,10 @@ class EventServer {
   std::atomic<uint64_t> refused_{0};  // over maxConnections
   std::atomic<uint64_t> timedOut_[kPhases] = {};
   std::atomic<uint64_t> requests_{0};
-  std::atomic<uint64_t> headBytesScanned_{0};  // HeadParser::scanned, over every request
-  WorkerPool blocking_;                        // last member: its workers stop before the rest goes
+  std::atomic<uint64_t> headBytesScanned_{0};
+  std::atomic<uint64_t> yields_{
+      0};  // turns a connection gave up with work left  // HeadParser::scanned, over every request
+  WorkerPool blocking_;  // last member: its workers stop before the rest goes
 };
 
 }  // namespace gpugate::transport

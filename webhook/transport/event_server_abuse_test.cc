@@ -1,8 +1,15 @@
 // EventServer against peers that abuse it (transport/testing.h): heads dribbled one byte per TLS
-// record, bare CRs. Each test asserts the work the server did and what the peer saw, never time.
+// record, bare CRs, dribblers queued on every serving thread. Each test asserts the work the server
+// did and what the peer saw, never time.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "transport/event_server.h"
 #include "transport/testing.h"
@@ -59,6 +66,80 @@ TEST_F(EventServerTest, RefusesABareCrWhenTheNextByteArrives) {
   Dribble(*c, std::string(32 << 10, '\r'));
   EXPECT_EQ(c->ReadToEnd(), "");
   EXPECT_LE(Sample(server_->RenderMetrics(), kScanned), 2.0 * double(requestLine.size() + 2));
+}
+
+// The order in which the handler saw requests, by path.
+class Order {
+ public:
+  void Saw(std::string_view path) {
+    std::lock_guard lock(mu_);
+    paths_.emplace_back(path);
+  }
+  std::vector<std::string> paths() const {
+    std::lock_guard lock(mu_);
+    return paths_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> paths_;
+};
+
+// Probes are answered while dribblers would hold every serving thread. Two serving threads are
+// held in a handler (a busy thread, from the server's side) while four clients queue a head of
+// 2,000 bytes each, one byte per TLS record, and two probes arrive behind them. Once released,
+// each thread takes a dribbler for at most 16 records, then lets the next connection in line
+// have it: both probes are answered before any dribbler's request completes (125 turns each).
+// Before, a connection kept its thread until it had no bytes left or a request was answered,
+// so the four heads were read to the end first.
+TEST_F(EventServerTest, ProbesAreAnsweredWhileDribblersQueueOnEveryThread) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> holding = 0;
+  Order order;
+  auto handler = [&](const Request& req, Response& res) {
+    if (req.head.path == "/hold") {
+      ++holding;
+      released.wait();  // stands for a handler busy on the CPU
+    } else {
+      order.Saw(req.head.path);
+    }
+    Echo(req, res);
+  };
+  Tuning tuning = TestTuning();
+  tuning.threads = 2;
+  ASSERT_TRUE(Start(tuning, handler));
+  std::vector<std::unique_ptr<Client>> holders, dribblers;
+  for (int i = 0; i < 2; ++i) holders.push_back(Connect());
+  for (int i = 0; i < 4; ++i) dribblers.push_back(Connect());
+  auto healthz = Connect();
+  auto readyz = Connect();
+
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(holders[i]->Send(Get("/hold")));
+    ASSERT_TRUE(Eventually([&] { return holding == i + 1; })) << "hold " << i;
+  }
+  for (size_t i = 0; i < dribblers.size(); ++i) {
+    std::string head =
+        "GET /dribble-" + std::to_string(i) + " HTTP/1.1\r\nHost: gpugate\r\nX-Slow: ";
+    head += std::string(2000 - head.size() - 4, 's') + "\r\n\r\n";
+    ASSERT_TRUE(Dribble(*dribblers[i], head));  // 2,000 records, queued in the socket buffers
+  }
+  ASSERT_TRUE(healthz->Send(Get("/healthz")));
+  ASSERT_TRUE(readyz->Send(Get("/readyz")));
+  release.set_value();
+
+  EXPECT_EQ(healthz->ReadAnswer(), Wire("200 OK", "/healthz\n"));
+  EXPECT_EQ(readyz->ReadAnswer(), Wire("200 OK", "/readyz\n"));
+  for (size_t i = 0; i < dribblers.size(); ++i) {
+    EXPECT_EQ(dribblers[i]->ReadAnswer(), Wire("200 OK", "/dribble-" + std::to_string(i) + "\n"));
+  }
+  const std::vector<std::string> seen = order.paths();
+  ASSERT_EQ(seen.size(), 6u);
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.begin() + 2),
+            (std::set<std::string>{"/healthz", "/readyz"}))
+      << "the order requests were handled in: " << ::testing::PrintToString(seen);
+  EXPECT_GE(Sample(server_->RenderMetrics(), "gpugate_http_turns_yielded_total"), 4 * 124);
 }
 
 }  // namespace
