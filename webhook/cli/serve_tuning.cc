@@ -8,6 +8,7 @@ void ApplyServerConfig(const config::ServerConfig& server, transport::Tuning& tu
   if (server.bodyTimeout) tuning.bodyTimeout = *server.bodyTimeout;
   if (server.writeTimeout) tuning.writeTimeout = *server.writeTimeout;
   if (server.handlingTimeout) tuning.handlingTimeout = *server.handlingTimeout;
+  if (server.bufferedRequestBytes) tuning.bufferedRequestBytes = *server.bufferedRequestBytes;
   if (server.keepAliveIdle) tuning.keepAliveIdle = *server.keepAliveIdle;
 }
 

@@ -42,5 +42,41 @@ TEST(ServeTuning, TheFilesDeadlinesReplaceOnlyWhatItSets) {
   }
 }
 
+// The request-byte budget: a byte count or a quantity, 64 MiB unless the file says otherwise.
+TEST(ServeTuning, TheFileSetsTheRequestByteBudget) {
+  const struct {
+    std::string yaml;
+    size_t want;  // 0: refused with `error`
+    std::string error;
+  } cases[] = {
+      {"", 64 << 20, ""},
+      {"server: {bufferedRequestBytes: 256Mi}", size_t{256} << 20, ""},
+      {"server: {bufferedRequestBytes: 20000000}", 20'000'000, ""},
+      {"server: {bufferedRequestBytes: \"1Gi\"}", size_t{1} << 30, ""},
+      {"server: {bufferedRequestBytes: 8Mi}", 0,
+       "gpugate.yaml:1: server.bufferedRequestBytes: must be a byte size from 16Mi to 64Gi, e.g. "
+       "\"64Mi\", got \"8Mi\""},
+      {"server: {bufferedRequestBytes: 1.5Gi}", size_t{3} << 29, ""},
+      {"server: {bufferedRequestBytes: lots}", 0,
+       "gpugate.yaml:1: server.bufferedRequestBytes: must be a byte size from 16Mi to 64Gi, e.g. "
+       "\"64Mi\", got \"lots\""},
+      {"server: {bufferedRequestBytes: [1]}", 0,
+       "gpugate.yaml:1: server.bufferedRequestBytes: must be a byte size from 16Mi to 64Gi, e.g. "
+       "\"64Mi\", got a list"},
+  };
+  for (const auto& c : cases) {
+    auto cfg = config::ParseConfig(c.yaml, "gpugate.yaml");
+    if (c.want == 0) {
+      ASSERT_FALSE(cfg.has_value()) << c.yaml;
+      EXPECT_EQ(cfg.error().message, c.error);
+      continue;
+    }
+    ASSERT_TRUE(cfg.has_value()) << c.yaml << ": " << cfg.error().message;
+    transport::Tuning tuning;
+    ApplyServerConfig(cfg->server, tuning);
+    EXPECT_EQ(tuning.bufferedRequestBytes, c.want) << c.yaml;
+  }
+}
+
 }  // namespace
 }  // namespace gpugate::cli

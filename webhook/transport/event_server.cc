@@ -27,9 +27,13 @@ constexpr size_t kReadChunk = 16 << 10;
 constexpr int kAnswersPerTurn = 32;
 constexpr int kReadsPerTurn = 16;
 constexpr size_t kBytesPerTurn = 256 << 10;
-// Buffers above this are given back once a connection is idle, so 256 idle connections cost
-// little more than their TLS state.
+// Answer buffers above this are given back once a connection is idle, so 256 idle connections
+// cost little more than their TLS state.
 constexpr size_t kKeepCapacity = 32 << 10;
+// A connection's first read chunk of request buffer is part of its fixed cost, like its TLS
+// state, bounded by maxConnections; what a request needs beyond it (a long head, a body) is held
+// from the request-byte budget. Idle connections keep at most this much, so they hold none.
+constexpr size_t kFreeInputBytes = kReadChunk;
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -93,8 +97,9 @@ struct EventServer::Conn {
   std::mutex handoff;
   bool shut = false;  // guarded by mu_: the timekeeper shut the socket down
   // Owned by whichever thread epoll handed the connection to.
-  std::string in;   // bytes read and not yet consumed by a request
-  std::string out;  // an answer not yet fully written
+  std::string in;      // bytes read and not yet consumed by a request
+  size_t charged = 0;  // of the request-byte budget: in's capacity beyond kFreeInputBytes
+  std::string out;     // an answer not yet fully written
   size_t outOff = 0;
   size_t served = 0;
   HeadParser parser;  // the head of the request at the front of `in`
@@ -115,6 +120,7 @@ EventServer::EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Ha
       limits_{.maxBodyBytes = tuning.maxBodyBytes},
       threads_(tuning.threads == 0 ? AvailableCpus() : tuning.threads),
       scanInterval_(ScanInterval(tuning)),
+      budget_(tuning.bufferedRequestBytes),
       blocking_(tuning.blockingWorkers) {}
 
 EventServer::~EventServer() {
@@ -368,6 +374,7 @@ void EventServer::Close(Conn& c) {
     conns_.erase(&c);
     if (stopping_ && conns_.empty()) changed_.notify_all();
   }
+  budget_.Give(c.charged);
   // Only now is the descriptor closed: the timekeeper never shuts down one reused since.
   ERR_clear_error();
   SSL_free(c.ssl);
@@ -449,7 +456,7 @@ void EventServer::Linger(Conn& c) {
   if (c.phase.load(std::memory_order_relaxed) != kLinger) {
     ::shutdown(c.fd, SHUT_WR);
     c.in.clear();
-    ReleaseIfLarge(c.in);
+    ShrinkInput(c);
     SetPhase(c, kLinger);
   }
   char sink[16 << 10];
@@ -482,8 +489,14 @@ bool EventServer::ReadAndServe(Conn& c) {
       continue;  // another whole request may be buffered
     }
     if (reads >= kReadsPerTurn || bytes >= kBytesPerTurn) return Yield(c);
-    // Need more bytes.
-    if (c.in.capacity() - c.in.size() < kReadChunk) c.in.reserve(c.in.size() + kReadChunk);
+    // Need more bytes. A body has its room already (Frame); a head grows a chunk at a time.
+    if (c.in.capacity() - c.in.size() < kReadChunk &&
+        c.parser.state() == HeadParser::State::kIncomplete &&
+        !GrowInput(c, c.in.size() + kReadChunk, 0)) {
+      c.headOnly = false;
+      QueueAnswer(c, OverBudget(), /*refused=*/true);
+      continue;  // to write the refusal
+    }
     size_t room = c.in.capacity() - c.in.size();
     int n = 0;
     c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
@@ -499,7 +512,7 @@ bool EventServer::ReadAndServe(Conn& c) {
       case SSL_ERROR_WANT_READ:
         if (c.in.empty()) {
           SetPhase(c, kIdle);
-          ReleaseIfLarge(c.in);
+          ShrinkInput(c);
         }
         Arm(c, EPOLLIN);
         break;
@@ -582,12 +595,17 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
     c.keepAlive = head.keepAlive;
     c.headOnly = head.method == "HEAD";
     c.consumed = head.headBytes + head.contentLength;
+    const bool expectContinue = head.expectContinue;
     if (check_(Request{head, {}, c.ssl}, res)) return Next::kRefuse;
-    if (head.expectContinue && c.in.size() < c.consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+    // The whole request's room, from the budget, before the body is read or asked for.
+    if (!GrowInput(c, c.consumed, c.consumed)) {
+      res = OverBudget();
+      return Next::kRefuse;
+    }
+    if (expectContinue && c.in.size() < c.consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
   }
   if (c.in.size() < c.consumed) {
     SetPhase(c, kBody);  // from the end of the headers, for the whole body
-    c.in.reserve(c.consumed);
     return Next::kMoreBytes;
   }
   return Next::kServe;
@@ -624,6 +642,57 @@ void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
   } else {
     c.in.erase(0, c.consumed);
   }
+  ShrinkInput(c);
+}
+
+// Grows c's request buffer to `capacity` bytes, for a request of `requestBytes` in all (0 while
+// its size is unknown), taking what it holds beyond kFreeInputBytes from the budget; false, and
+// nothing changed, when the budget has no room for it.
+bool EventServer::GrowInput(Conn& c, size_t capacity, size_t requestBytes) {
+  if (c.in.capacity() >= capacity) return true;
+  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
+  if (charge > c.charged && !budget_.TryTake(charge - c.charged, requestBytes)) {
+    ++overBudget_;
+    return false;
+  }
+  // A fresh string reserves exactly what is asked for (growing one in place may double it).
+  std::string grown;
+  grown.reserve(capacity);
+  grown.append(c.in);
+  c.in.swap(grown);
+  c.charged = std::max(charge, c.charged);
+  Recharge(c);
+  return true;
+}
+
+// After a request is consumed, or the connection idles: a buffer larger than its free part is
+// given back when what it still holds (a pipelined request's start) fits in a free one.
+void EventServer::ShrinkInput(Conn& c) {
+  if (c.in.capacity() <= kFreeInputBytes || c.in.size() > kFreeInputBytes) return;
+  std::string small;
+  if (!c.in.empty()) {
+    small.reserve(kFreeInputBytes);
+    small.append(c.in);
+  }
+  c.in.swap(small);
+  Recharge(c);
+}
+
+// Settles c's share of the budget with its buffer's capacity now.
+void EventServer::Recharge(Conn& c) {
+  const size_t capacity = c.in.capacity();
+  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
+  if (charge > c.charged) budget_.Take(charge - c.charged);
+  if (charge < c.charged) budget_.Give(c.charged - charge);
+  c.charged = charge;
+}
+
+// The refusal of a request the budget has no room for.
+Response EventServer::OverBudget() {
+  Response res;
+  res.Set(503, "the server holds as many request bytes as it may; try again\n");
+  res.headers.emplace_back("Retry-After", "1");
+  return res;
 }
 
 }  // namespace gpugate::transport

@@ -36,6 +36,7 @@
 
 #include "common/host_port.h"
 #include "common/result.h"
+#include "transport/byte_budget.h"
 #include "transport/head_parser.h"
 #include "transport/http_message.h"
 #include "transport/tuning.h"
@@ -109,6 +110,11 @@ class EventServer {
   Next Frame(Conn& c, Response& res);
   void FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res);
   void QueueAnswer(Conn& c, const Response& res, bool refused);
+  // The request buffer and its share of budget_ (event_server.cc says how).
+  bool GrowInput(Conn& c, size_t capacity, size_t requestBytes);
+  void ShrinkInput(Conn& c);
+  void Recharge(Conn& c);
+  static Response OverBudget();
   void Arm(Conn& c, uint32_t events);
   std::chrono::milliseconds PhaseDeadline(Phase phase) const;
   // Enters `phase` and starts its deadline; staying in the same phase keeps the deadline running
@@ -144,9 +150,14 @@ class EventServer {
   std::atomic<uint64_t> refused_{0};  // over maxConnections
   std::atomic<uint64_t> timedOut_[kPhases] = {};
   std::atomic<uint64_t> requests_{0};
+  // HeadParser::scanned, over every request.
   std::atomic<uint64_t> headBytesScanned_{0};
-  std::atomic<uint64_t> yields_{
-      0};  // turns a connection gave up with work left  // HeadParser::scanned, over every request
+  // Turns a connection gave up with work left.
+  std::atomic<uint64_t> yields_{0};
+  // Requests refused for want of budget.
+  std::atomic<uint64_t> overBudget_{0};
+  // Request bytes held, across connections.
+  ByteBudget budget_;
   WorkerPool blocking_;  // last member: its workers stop before the rest goes
 };
 

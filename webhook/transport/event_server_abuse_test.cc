@@ -142,5 +142,62 @@ TEST_F(EventServerTest, ProbesAreAnsweredWhileDribblersQueueOnEveryThread) {
   EXPECT_GE(Sample(server_->RenderMetrics(), "gpugate_http_turns_yielded_total"), 4 * 124);
 }
 
+// Abusers declaring large bodies and never sending their last byte hold the request-byte budget
+// only up to its large share; the rest are refused with 503 before their body is read, and an
+// ordinary review is answered meanwhile. The bytes held never pass the budget.
+TEST_F(EventServerTest, LargeBodiesAreRefusedPastTheBudgetWhileOrdinaryReviewsGoOn) {
+  constexpr size_t kMiB = 1 << 20;
+  Tuning tuning = TestTuning();
+  tuning.bufferedRequestBytes = 8 * kMiB;  // 6 MiB for requests over 1 MiB
+  ASSERT_TRUE(Start(tuning));
+  const size_t body = 2 * kMiB;
+  const std::string head =
+      "POST /big HTTP/1.1\r\nHost: gpugate\r\nExpect: 100-continue\r\n"
+      "Content-Length: " +
+      std::to_string(body) + "\r\n\r\n";
+  std::vector<std::unique_ptr<Client>> admitted;
+  int refused = 0;
+  for (int i = 0; i < 8; ++i) {
+    auto c = Connect();
+    ASSERT_TRUE(c->Send(head));
+    const std::string answer = c->ReadAnswer();
+    if (answer == "HTTP/1.1 100 Continue\r\n\r\n") {
+      ASSERT_TRUE(c->Send(std::string(body - 1, 'x')));  // all but the last byte
+      admitted.push_back(std::move(c));
+      continue;
+    }
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 503 Service Unavailable\r\n")) << answer;
+    EXPECT_NE(answer.find("\r\nConnection: close\r\n"), std::string::npos) << answer;
+    ++refused;
+  }
+  // Three bodies of 2 MiB fit in the 6 MiB share (each holds 16 KiB less: a connection's first
+  // 16 KiB are its own); a fourth would not.
+  EXPECT_EQ(admitted.size(), 3u);
+  EXPECT_EQ(refused, 5);
+
+  // An ordinary review of 300 KB is answered while the abusers hold their share.
+  auto real = Connect();
+  const std::string review(300'000, 'r');
+  ASSERT_TRUE(real->Send("POST /validate HTTP/1.1\r\nHost: gpugate\r\nContent-Length: " +
+                         std::to_string(review.size()) + "\r\n\r\n" + review));
+  EXPECT_EQ(real->ReadAnswer(), Wire("200 OK", "/validate\n" + review));
+
+  std::string metrics = server_->RenderMetrics();
+  EXPECT_EQ(Sample(metrics, "gpugate_http_requests_over_budget_total"), 5);
+  EXPECT_EQ(Sample(metrics, "gpugate_http_request_buffer_budget_bytes"), double(8 * kMiB));
+  EXPECT_LE(Sample(metrics, "gpugate_http_request_buffer_peak_bytes"), double(8 * kMiB));
+  EXPECT_GE(Sample(metrics, "gpugate_http_request_buffer_bytes"), double(3 * (body - 16'384)));
+
+  // Their last bytes arrive: each is answered, and once idle they hold nothing.
+  for (auto& c : admitted) {
+    ASSERT_TRUE(c->Send("x"));
+    EXPECT_TRUE(c->ReadAnswer().starts_with("HTTP/1.1 200 OK\r\n"));
+  }
+  EXPECT_TRUE(Eventually(
+      [&] { return Sample(server_->RenderMetrics(), "gpugate_http_request_buffer_bytes") == 0; }));
+  EXPECT_LE(Sample(server_->RenderMetrics(), "gpugate_http_request_buffer_peak_bytes"),
+            double(8 * kMiB));
+}
+
 }  // namespace
 }  // namespace gpugate::transport

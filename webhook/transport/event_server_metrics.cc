@@ -40,6 +40,26 @@ std::string EventServer::RenderMetrics() const {
            "\"} " + std::to_string(timedOut_[p].load()) + "\n";
   }
   out +=
+      "# HELP gpugate_http_request_buffer_bytes Request bytes held in memory now, beyond each "
+      "connection's first 16 KiB.\n"
+      "# TYPE gpugate_http_request_buffer_bytes gauge\n"
+      "gpugate_http_request_buffer_bytes " +
+      std::to_string(budget_.used()) +
+      "\n# HELP gpugate_http_request_buffer_peak_bytes The most request bytes ever held at once.\n"
+      "# TYPE gpugate_http_request_buffer_peak_bytes gauge\n"
+      "gpugate_http_request_buffer_peak_bytes " +
+      std::to_string(budget_.peak()) +
+      "\n# HELP gpugate_http_request_buffer_budget_bytes The most request bytes that may be held "
+      "(server.bufferedRequestBytes).\n"
+      "# TYPE gpugate_http_request_buffer_budget_bytes gauge\n"
+      "gpugate_http_request_buffer_budget_bytes " +
+      std::to_string(budget_.limit()) +
+      "\n# HELP gpugate_http_requests_over_budget_total Requests refused with 503 because holding "
+      "them would have passed the request-byte budget.\n"
+      "# TYPE gpugate_http_requests_over_budget_total counter\n"
+      "gpugate_http_requests_over_budget_total " +
+      std::to_string(overBudget_.load()) + "\n";
+  out +=
       "# HELP gpugate_http_turns_yielded_total Times a connection gave up its serving thread "
       "with work left, so others are served.\n"
       "# TYPE gpugate_http_turns_yielded_total counter\n"

@@ -38,6 +38,13 @@ struct Tuning {
   // An AdmissionReview carries the object and, on UPDATE, the old object; etcd caps an object at
   // 1.5 MiB, so 8 MiB admits every real review and refuses anything absurd before parsing (413).
   size_t maxBodyBytes = 8 << 20;
+  // The most request bytes held in memory across all connections, beyond each connection's
+  // first 16 KiB (transport/byte_budget.h): a request that would take more is refused with 503
+  // and its connection closed, so peers declaring bodies they never finish cannot take the pod
+  // past its memory limit (512Mi; 128Mi in the local-ledger overlay). A quarter is kept for
+  // requests of at most 1 MiB, the API server's ordinary reviews. 64 MiB holds six 8 MiB bodies
+  // and, besides, hundreds of ordinary reviews at once.
+  size_t bufferedRequestBytes = 64 << 20;
   // Connections the kernel holds completed but not yet accepted. cpp-httplib listens with 5;
   // a burst of new connections beyond that has SYNs dropped and retried a second later.
   int listenBacklog = 1024;
