@@ -22,7 +22,9 @@
 # 3, times), RATE (requests/s in all; unset: flat out), STATE (what was measured, for the
 # report; default: the git commit), BASELINE (another gpugate binary, e.g. an earlier commit's
 # Release build: each case then also runs it, as server "before", right after gpugate, so a
-# change is measured side by side in one run; its ratio column is to the same floor).
+# change is measured side by side in one run; its ratio column is to the same floor), EVBEAST
+# (1: each case also runs the event floor with Boost.Beast's head parser, gpugate_floor_beast,
+# as server "evbeast" right after evfloor; its r/ev is to evfloor; needs libboost1.81-dev).
 #
 # Comparing two commits: git worktree add /tmp/before <commit>; build its gpugate with
 # cmake -S /tmp/before -B /tmp/before/build-bench -DCMAKE_BUILD_TYPE=Release
@@ -43,6 +45,7 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 TIMEOUT=${TIMEOUT:-2s}
 GPUGATE=$BUILD/webhook/gpugate
 FLOOR=$BUILD/bench/gpugate_floor
+FLOOR_BEAST=$BUILD/bench/gpugate_floor_beast
 # shellcheck source=bench/load/lib.sh
 source "$SCRIPT_DIR/lib.sh"
 trap stop_server EXIT
@@ -54,7 +57,8 @@ prepare() {
   wait_for_idle
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON \
     -DGPUGATE_BUILD_TESTS=OFF >/dev/null
-  cmake --build "$BUILD" -j"${JOBS:-2}" --target gpugate gpugate_floor
+  cmake --build "$BUILD" -j"${JOBS:-2}" --target gpugate gpugate_floor \
+    $([ "${EVBEAST:-}" != 1 ] || echo gpugate_floor_beast)
   mkdir -p "$WORK" "$RESULTS"
   [ -f "$WORK/certs/tls.crt" ] ||
     "$GPUGATE" certs --out "$WORK/certs" --host 127.0.0.1 >/dev/null 2>&1
@@ -66,7 +70,7 @@ p999_us,max_us,server_cpu_us_per_req,server_cpu_pct,client_cpu_pct,server_core_p
 client_core_pct,other_cpu_pct,peak_rss_kib,conns_served,socket_errors,timeouts,status_errors,\
 rps_ratio,rps_ratio_event"
 
-# measure floor|evfloor|gpugate|before ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
+# measure floor|evfloor|evbeast|gpugate|before ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
 # row in ROW and the share of the two cores other processes took during it in OTHER.
 ROW=""
 OTHER=0
@@ -117,7 +121,7 @@ format_row() {
         secs = dur / 1e6; rps = req / secs; core = hz * secs / 100  # ticks in 1% of a core
         split(head, h, ",")
         ratio = (h[1] != "floor" && frps > 0) ? sprintf("%.2f", rps / frps) : ""
-        ratio_ev = ((h[1] == "gpugate" || h[1] == "before") && erps > 0) ? sprintf("%.2f", rps / erps) : ""
+        ratio_ev = ((h[1] == "gpugate" || h[1] == "before" || h[1] == "evbeast") && erps > 0) ? sprintf("%.2f", rps / erps) : ""
         other = (both - srv - cli * hz) / core / 2  # % of the two cores
         printf "%s,%.1f,%d,%.0f,%d,%d,%d,%d,%d,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%d,%d,%s,%s\n",
           head, secs, req, rps, p50, p90, p99, p999, max, (req > 0 ? srv / hz * 1e6 / req : 0),
@@ -184,6 +188,11 @@ run_load() {
         measure_clean evfloor "$route" "$case" "$n" "$floor_rps"
         echo "$ROW" >>"$csv"
         evfloor_rps=$(cut -d, -f8 <<<"$ROW")
+        if [ "${EVBEAST:-}" = 1 ]; then
+          log "== $case $route c$n: evbeast"
+          measure_clean evbeast "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
+          echo "$ROW" >>"$csv"
+        fi
         log "== $case $route c$n: gpugate"
         measure_clean gpugate "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
         echo "$ROW" >>"$csv"
