@@ -6,7 +6,7 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load soak-load soak format clean \
+.PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks soak-load soak format clean \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl
 
 all: build
@@ -101,6 +101,12 @@ bench-micro: deps
 bench-load:
 	@bash tools/install-deps.sh bench
 	JOBS=$(JOBS) bash bench/load/run.sh load
+
+# The transport attacks of docs/reliability.md against gpugate (and BASELINE=path/to/gpugate, an
+# earlier build, beside it): bench/results/attacks.txt.
+bench-attacks:
+	@bash tools/install-deps.sh bench
+	JOBS=$(JOBS) bash bench/load/run.sh attacks
 
 # gpugate under 256 connections for DURATION (300 s), its RSS every 5 s in bench/results/soak.csv.
 soak-load:

@@ -9,6 +9,10 @@
 #   RATE=N bench/load/run.sh   the same at about N requests/s in all (each connection pauses
 #                              between requests) instead of flat out, for latency at a set
 #                              load; writes bench/results/load-rateN.{csv,txt,png}
+#   bench/load/run.sh attacks  the transport attacks of docs/reliability.md (attacks.py), each
+#                              against a fresh gpugate (and BASELINE's, if set) on CPUs
+#                              ATTACK_CPUS (0,1): the server's CPU, peak RSS, what the attacker
+#                              saw; writes bench/results/attacks.txt        (make bench-attacks)
 #   bench/load/run.sh soak     gpugate alone under 256 connections for DURATION (300 s),
 #                              RSS and open fds every 5 s into bench/results/soak.{csv,txt}
 #                              (make soak-load); SOAK_RATE=half first measures the peak for
@@ -168,8 +172,9 @@ describe_state() {
   fi
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs:$(
     awk -F': ' '/model name/ {print " " $2; exit}' /proc/cpuinfo)"
-  echo "server on CPU $SERVER_CPU, wrk -t1 on CPU $CLIENT_CPU, ${DURATION}s per run, timeout" \
-    "$TIMEOUT, $(if [ -n "${RATE:-}" ]; then echo "at most $RATE requests/s"; else echo "flat out"; fi)"
+  [ "$MODE" = attacks ] ||
+    echo "server on CPU $SERVER_CPU, wrk -t1 on CPU $CLIENT_CPU, ${DURATION}s per run, timeout" \
+      "$TIMEOUT, $(if [ -n "${RATE:-}" ]; then echo "at most $RATE requests/s"; else echo "flat out"; fi)"
 }
 
 run_load() {
@@ -267,9 +272,30 @@ run_soak() {
   } | tee "$RESULTS/soak.txt"
 }
 
+# Each attack against a fresh server, so its peak RSS is the attack's; gpugate, then BASELINE.
+run_attacks() {
+  local servers=(gpugate) port attack which
+  [ -z "${BASELINE:-}" ] || servers+=(before)
+  {
+    describe_state
+    echo "servers on CPUs ${ATTACK_CPUS:-0,1} (one serving thread each), attacks.py unpinned"
+    for attack in dribble-60k bare-cr-32k probes large-bodies conformance; do
+      for which in "${servers[@]}"; do
+        wait_for_idle
+        port=$(free_port)
+        SERVER_CPU=${ATTACK_CPUS:-0,1} start_server "$which" "$port"
+        python3 "$SCRIPT_DIR/attacks.py" --port "$port" --pid "$SERVER_PID" --attack "$attack" \
+          --body "$WORK/3k.json" | sed "s/^/server=$which /"
+        stop_server
+      done
+    done
+  } | tee "$RESULTS/attacks.txt"
+}
+
 prepare
 case "$MODE" in
   load) run_load ;;
   soak) run_soak ;;
-  *) log "usage: bench/load/run.sh [load|soak]"; exit 2 ;;
+  attacks) run_attacks ;;
+  *) log "usage: bench/load/run.sh [load|soak|attacks]"; exit 2 ;;
 esac
