@@ -99,7 +99,7 @@ bench-micro: deps
 # client pinned to CPUs 0 and 1 (docs/performance.md). Writes bench/results/load.{csv,txt,png};
 # DURATION (s per run, 10), CASES ("3k 15k 60k"), ROUTES, CONNS ("16 256") narrow or lengthen it.
 bench-load:
-	@bash tools/install-deps.sh bench
+	@bash tools/install-deps.sh bench $(if $(filter 1,$(EVBEAST)),beast)
 	JOBS=$(JOBS) bash bench/load/run.sh load
 
 # The transport attacks of docs/reliability.md against gpugate (and BASELINE=path/to/gpugate, an

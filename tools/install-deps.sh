@@ -12,12 +12,15 @@ packages=(
 # Extra groups: `install-deps.sh bench` adds the load generator, plotting, taskset, ss and python3
 # (bench/load/run.sh). `install-deps.sh fuzz` adds clang 16, its libFuzzer and sanitizer runtimes, and
 # llvm-symbolizer (fuzz/; clang 14 cannot compile libstdc++ 12's std::expected). `install-deps.sh
-# kubectl` adds npm and python3 for tools/install-kubectl.sh.
+# kubectl` adds npm and python3 for tools/install-kubectl.sh. `install-deps.sh beast` adds Boost's
+# headers, for Boost.Beast's HTTP parser in the head-parser comparison only (EVBEAST=1
+# make bench-load; gpugate itself does not use Boost: docs/decisions.md, "Transport under abuse").
 for group in "$@"; do
   case "$group" in
     bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
     fuzz) packages+=(clang-16 libclang-rt-16-dev llvm-16) ;;
     kubectl) packages+=(npm python3) ;;  # tools/install-kubectl.sh
+    beast) packages+=(libboost1.81-dev) ;;  # bench/load/beast/
     *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

@@ -28,7 +28,8 @@
 # Release build: each case then also runs it, as server "before", right after gpugate, so a
 # change is measured side by side in one run; its ratio column is to the same floor), EVBEAST
 # (1: each case also runs the event floor with Boost.Beast's head parser, gpugate_floor_beast,
-# as server "evbeast" right after evfloor; its r/ev is to evfloor; needs libboost1.81-dev).
+# as server "evbeast" right after evfloor; its r/ev is to evfloor; needs libboost1.81-dev:
+# bash tools/install-deps.sh beast, which make bench-load EVBEAST=1 runs).
 #
 # Comparing two commits: git worktree add /tmp/before <commit>; build its gpugate with
 # cmake -S /tmp/before -B /tmp/before/build-bench -DCMAKE_BUILD_TYPE=Release
