@@ -6,8 +6,8 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load bench-burst bench-cluster bench-audit \
-	soak-load soak format clean \
+.PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks bench-burst \
+	bench-cluster bench-audit soak-load soak format clean \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm
 
 all: build
@@ -100,7 +100,7 @@ bench-micro: deps
 # client pinned to CPUs 0 and 1 (docs/performance.md). Writes bench/results/load.{csv,txt,png};
 # DURATION (s per run, 10), CASES ("3k 15k 60k"), ROUTES, CONNS ("16 256") narrow or lengthen it.
 bench-load:
-	@bash tools/install-deps.sh bench
+	@bash tools/install-deps.sh bench $(if $(filter 1,$(EVBEAST)),beast)
 	JOBS=$(JOBS) bash bench/load/run.sh load
 
 # Bursts of GPU pod creates through 2 cluster-mode replicas against the stand-in API server with
@@ -124,6 +124,11 @@ bench-audit: deps
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF
 	cmake --build build-bench -j$(JOBS) --target gpugate gpugate_audit_bench
 	build-bench/bench/gpugate_audit_bench --gpugate build-bench/webhook/gpugate --pods $(AUDIT_PODS)
+# The transport attacks of docs/reliability.md against gpugate (and BASELINE=path/to/gpugate, an
+# earlier build, beside it): bench/results/attacks.txt.
+bench-attacks:
+	@bash tools/install-deps.sh bench
+	JOBS=$(JOBS) bash bench/load/run.sh attacks
 
 # gpugate under 256 connections for DURATION (300 s), its RSS every 5 s in bench/results/soak.csv.
 soak-load:

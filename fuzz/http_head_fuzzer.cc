@@ -1,16 +1,20 @@
-// Fuzzes the event transport's HTTP/1.1 request-head parser (webhook/transport/http_message.h):
-// ParseRequestHead on the bytes a client has sent so far, and QueryParam on the query it finds.
-// Every input is parsed under the default HeadLimits and under small ones (so the 431, 414 and
-// 413 refusals run on short inputs), and checked:
-//   - the state agrees with the bytes: kIncomplete exactly while there is no blank line and the
+// Fuzzes the event transport's incremental HTTP/1.1 request-head parser
+// (webhook/transport/head_parser.h) on the bytes a client has sent so far, and QueryParam on the
+// query it finds. Every input is parsed under the default HeadLimits and under small ones (so the
+// 431, 414 and 413 refusals run on short inputs), and checked:
+//   - the state agrees with the bytes: kIncomplete only while there is no blank line and the
 //     bytes fit maxHeadBytes; a refusal carries a status the server has a phrase for and a reason
 //     ending in a newline;
+//   - arrival does not matter: fed one byte at a time, the parser frames or refuses the input
+//     exactly as it does fed at once, examines exactly as many bytes, at most twice the bytes it
+//     was given, and stops at the end of the head;
 //   - a framed head lies within the bytes: it ends at the first blank line, fits the limits, and
 //     every view points into it; the path starts with '/';
 //   - parsing is a function of the head alone: a copy parses the same, the head without what
 //     follows it (a body, a pipelined request) parses the same, and tighter limits never accept
 //     what looser ones refuse nor frame it differently;
 //   - QueryParam returns no more bytes than the query has, and finds a plain first parameter.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -20,7 +24,9 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.h"
+#include "transport/head_parser.h"
 #include "transport/http_message.h"
+#include "transport/http_text.h"
 
 namespace gpugate::transport {
 namespace {
@@ -125,6 +131,9 @@ void CheckHead(std::string_view input, const HeadLimits& limits, const HeadParse
   FUZZ_CHECK(h.contentLength <= limits.maxBodyBytes, What(input, limits, p));
   FUZZ_CHECK(h.contentLength == 0 || h.HasHeader("Content-Length"), What(input, limits, p));
   FUZZ_CHECK(!h.expectContinue || h.HasHeader("Expect"), What(input, limits, p));
+  int hosts = 0;
+  for (const auto& [name, value] : h.headers) hosts += EqualsIgnoringCase(name, "Host") ? 1 : 0;
+  FUZZ_CHECK(hosts <= 1, What(input, limits, p));  // RFC 9112 §3.2
 
   const std::string_view head = input.substr(0, h.headBytes);
   FUZZ_CHECK(!h.method.empty() && Inside(h.method, head), What(input, limits, p));
@@ -141,11 +150,42 @@ void CheckHead(std::string_view input, const HeadLimits& limits, const HeadParse
   CheckQuery(h.query);
 }
 
+// The input arriving one byte at a time: the same outcome, and the same bytes examined, as when
+// it arrives at once.
+void CheckDribbled(std::string_view input, const HeadLimits& limits, const HeadParse& whole) {
+  HeadParser atOnce(limits);
+  atOnce.Feed(input);
+  HeadParser parser(limits);
+  size_t received = 0;
+  while (received < input.size() &&
+         parser.Feed(input.substr(0, ++received)) == State::kIncomplete) {
+  }
+  HeadParse dribbled;
+  dribbled.state = parser.state();
+  if (dribbled.state == State::kComplete) dribbled.head = parser.Head(input);
+  if (dribbled.state == State::kRefused) {
+    dribbled.status = parser.status();
+    dribbled.reason = parser.reason();
+  }
+  FUZZ_CHECK(Render(dribbled) == Render(whole),
+             What(input, limits, whole) + "dribbled:\n" + Render(dribbled));
+  FUZZ_CHECK(parser.scanned() == atOnce.scanned(),
+             What(input, limits, whole) + "scanned dribbled " + std::to_string(parser.scanned()) +
+                 " at once " + std::to_string(atOnce.scanned()));
+  FUZZ_CHECK(atOnce.scanned() <= 2 * std::min(input.size(), limits.maxHeadBytes),
+             What(input, limits, whole) + "scanned " + std::to_string(atOnce.scanned()));
+  if (whole.state == State::kComplete) {
+    FUZZ_CHECK(atOnce.scanned() <= 2 * whole.head.headBytes, What(input, limits, whole));
+  }
+}
+
 HeadParse CheckedParse(std::string_view input, const HeadLimits& limits) {
   HeadParse p = ParseRequestHead(input, limits);
   const bool waiting =
       input.find("\r\n\r\n") == std::string_view::npos && input.size() <= limits.maxHeadBytes;
-  FUZZ_CHECK((p.state == State::kIncomplete) == waiting, What(input, limits, p));
+  // Waiting for more only while the head may still end within the limits; a byte that makes it
+  // unframeable refuses it before that.
+  FUZZ_CHECK(p.state != State::kIncomplete || waiting, What(input, limits, p));
   switch (p.state) {
     case State::kIncomplete:
       FUZZ_CHECK(p.status == 0 && p.reason.empty(), What(input, limits, p));
@@ -160,6 +200,7 @@ HeadParse CheckedParse(std::string_view input, const HeadLimits& limits) {
   const std::string copy(input);
   const HeadParse again = ParseRequestHead(copy, limits);
   FUZZ_CHECK(Render(again) == Render(p), What(input, limits, p) + "copy:\n" + Render(again));
+  CheckDribbled(input, limits, p);
   return p;
 }
 

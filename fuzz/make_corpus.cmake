@@ -85,12 +85,15 @@ foreach(q IN LISTS quantities)
   file(WRITE "${OUT_DIR}/quantity/q${i}" "${q}")
 endforeach()
 
-# `\r\n` in the file stands for CRLF; `#` starts a comment line.
+# `\r\n` in the file stands for CRLF, a lone `\r` or `\n` for that byte alone; `#` starts a
+# comment line.
 file(STRINGS "${SOURCE_DIR}/fuzz/http_heads.txt" heads REGEX "^[^#]")
 set(i 0)
 foreach(head IN LISTS heads)
   math(EXPR i "${i} + 1")
   string(REPLACE "\\r\\n" "\r\n" head "${head}")
+  string(REPLACE "\\r" "\r" head "${head}")
+  string(REPLACE "\\n" "\n" head "${head}")
   file(WRITE "${OUT_DIR}/http_head/h${i}" "${head}")
 endforeach()
 if(requests)

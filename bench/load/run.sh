@@ -9,6 +9,10 @@
 #   RATE=N bench/load/run.sh   the same at about N requests/s in all (each connection pauses
 #                              between requests) instead of flat out, for latency at a set
 #                              load; writes bench/results/load-rateN.{csv,txt,png}
+#   bench/load/run.sh attacks  the transport attacks of docs/reliability.md (attacks.py), each
+#                              against a fresh gpugate (and BASELINE's, if set) on CPUs
+#                              ATTACK_CPUS (0,1): the server's CPU, peak RSS, what the attacker
+#                              saw; writes bench/results/attacks.txt        (make bench-attacks)
 #   bench/load/run.sh soak     gpugate alone under 256 connections for DURATION (300 s),
 #                              RSS and open fds every 5 s into bench/results/soak.{csv,txt}
 #                              (make soak-load); SOAK_RATE=half first measures the peak for
@@ -22,7 +26,10 @@
 # 3, times), RATE (requests/s in all; unset: flat out), STATE (what was measured, for the
 # report; default: the git commit), BASELINE (another gpugate binary, e.g. an earlier commit's
 # Release build: each case then also runs it, as server "before", right after gpugate, so a
-# change is measured side by side in one run; its ratio column is to the same floor).
+# change is measured side by side in one run; its ratio column is to the same floor), EVBEAST
+# (1: each case also runs the event floor with Boost.Beast's head parser, gpugate_floor_beast,
+# as server "evbeast" right after evfloor; its r/ev is to evfloor; needs libboost1.81-dev:
+# bash tools/install-deps.sh beast, which make bench-load EVBEAST=1 runs).
 #
 # Comparing two commits: git worktree add /tmp/before <commit>; build its gpugate with
 # cmake -S /tmp/before -B /tmp/before/build-bench -DCMAKE_BUILD_TYPE=Release
@@ -43,6 +50,7 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 TIMEOUT=${TIMEOUT:-2s}
 GPUGATE=$BUILD/webhook/gpugate
 FLOOR=$BUILD/bench/gpugate_floor
+FLOOR_BEAST=$BUILD/bench/gpugate_floor_beast
 # shellcheck source=bench/load/lib.sh
 source "$SCRIPT_DIR/lib.sh"
 trap stop_server EXIT
@@ -54,7 +62,8 @@ prepare() {
   wait_for_idle
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON \
     -DGPUGATE_BUILD_TESTS=OFF >/dev/null
-  cmake --build "$BUILD" -j"${JOBS:-2}" --target gpugate gpugate_floor
+  cmake --build "$BUILD" -j"${JOBS:-2}" --target gpugate gpugate_floor \
+    $([ "${EVBEAST:-}" != 1 ] || echo gpugate_floor_beast)
   mkdir -p "$WORK" "$RESULTS"
   [ -f "$WORK/certs/tls.crt" ] ||
     "$GPUGATE" certs --out "$WORK/certs" --host 127.0.0.1 >/dev/null 2>&1
@@ -66,7 +75,7 @@ p999_us,max_us,server_cpu_us_per_req,server_cpu_pct,client_cpu_pct,server_core_p
 client_core_pct,other_cpu_pct,peak_rss_kib,conns_served,socket_errors,timeouts,status_errors,\
 rps_ratio,rps_ratio_event"
 
-# measure floor|evfloor|gpugate|before ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
+# measure floor|evfloor|evbeast|gpugate|before ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
 # row in ROW and the share of the two cores other processes took during it in OTHER.
 ROW=""
 OTHER=0
@@ -117,7 +126,7 @@ format_row() {
         secs = dur / 1e6; rps = req / secs; core = hz * secs / 100  # ticks in 1% of a core
         split(head, h, ",")
         ratio = (h[1] != "floor" && frps > 0) ? sprintf("%.2f", rps / frps) : ""
-        ratio_ev = ((h[1] == "gpugate" || h[1] == "before") && erps > 0) ? sprintf("%.2f", rps / erps) : ""
+        ratio_ev = ((h[1] == "gpugate" || h[1] == "before" || h[1] == "evbeast") && erps > 0) ? sprintf("%.2f", rps / erps) : ""
         other = (both - srv - cli * hz) / core / 2  # % of the two cores
         printf "%s,%.1f,%d,%.0f,%d,%d,%d,%d,%d,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%d,%d,%s,%s\n",
           head, secs, req, rps, p50, p90, p99, p999, max, (req > 0 ? srv / hz * 1e6 / req : 0),
@@ -164,8 +173,9 @@ describe_state() {
   fi
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs:$(
     awk -F': ' '/model name/ {print " " $2; exit}' /proc/cpuinfo)"
-  echo "server on CPU $SERVER_CPU, wrk -t1 on CPU $CLIENT_CPU, ${DURATION}s per run, timeout" \
-    "$TIMEOUT, $(if [ -n "${RATE:-}" ]; then echo "at most $RATE requests/s"; else echo "flat out"; fi)"
+  [ "$MODE" = attacks ] ||
+    echo "server on CPU $SERVER_CPU, wrk -t1 on CPU $CLIENT_CPU, ${DURATION}s per run, timeout" \
+      "$TIMEOUT, $(if [ -n "${RATE:-}" ]; then echo "at most $RATE requests/s"; else echo "flat out"; fi)"
 }
 
 run_load() {
@@ -184,6 +194,11 @@ run_load() {
         measure_clean evfloor "$route" "$case" "$n" "$floor_rps"
         echo "$ROW" >>"$csv"
         evfloor_rps=$(cut -d, -f8 <<<"$ROW")
+        if [ "${EVBEAST:-}" = 1 ]; then
+          log "== $case $route c$n: evbeast"
+          measure_clean evbeast "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
+          echo "$ROW" >>"$csv"
+        fi
         log "== $case $route c$n: gpugate"
         measure_clean gpugate "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
         echo "$ROW" >>"$csv"
@@ -258,9 +273,30 @@ run_soak() {
   } | tee "$RESULTS/soak.txt"
 }
 
+# Each attack against a fresh server, so its peak RSS is the attack's; gpugate, then BASELINE.
+run_attacks() {
+  local servers=(gpugate) port attack which
+  [ -z "${BASELINE:-}" ] || servers+=(before)
+  {
+    describe_state
+    echo "servers on CPUs ${ATTACK_CPUS:-0,1} (one serving thread each), attacks.py unpinned"
+    for attack in dribble-60k bare-cr-32k probes large-bodies conformance; do
+      for which in "${servers[@]}"; do
+        wait_for_idle
+        port=$(free_port)
+        SERVER_CPU=${ATTACK_CPUS:-0,1} start_server "$which" "$port"
+        python3 "$SCRIPT_DIR/attacks.py" --port "$port" --pid "$SERVER_PID" --attack "$attack" \
+          --body "$WORK/3k.json" | sed "s/^/server=$which /"
+        stop_server
+      done
+    done
+  } | tee "$RESULTS/attacks.txt"
+}
+
 prepare
 case "$MODE" in
   load) run_load ;;
   soak) run_soak ;;
-  *) log "usage: bench/load/run.sh [load|soak]"; exit 2 ;;
+  attacks) run_attacks ;;
+  *) log "usage: bench/load/run.sh [load|soak|attacks]"; exit 2 ;;
 esac

@@ -49,6 +49,7 @@ class GpugateServer {
   ~GpugateServer();
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const std::string& caFile() const { return caFile_; }
   // A client that verifies the server certificate against the test CA, with TCP_NODELAY.
   std::unique_ptr<httplib::SSLClient> Client() const;

@@ -553,6 +553,16 @@ std::vector<Case> Cases() {
        [](const std::string&) { return std::string("HELLO\r\n\r\n"); },
        {400, ""},
        "POST", "/validate", "", true},
+      {"HTTP/1.1 request without a Host header",
+       [](const std::string&) { return std::string("GET /healthz HTTP/1.1\r\n\r\n"); },
+       {400, "needs a Host header"},
+       "GET", "/healthz", "", true},
+      {"two Host headers",
+       [](const std::string&) {
+         return std::string("GET /healthz HTTP/1.1\r\nHost: gpugate\r\nHost: other\r\n\r\n");
+       },
+       {400, "more than one Host header"},
+       "GET", "/healthz", "", true},
       {"9 KB request target",
        [](const std::string&) {
          return "GET /" + std::string(9000, 'v') + " HTTP/1.1\r\nHost: gpugate\r\n\r\n";
@@ -578,7 +588,8 @@ std::vector<Case> Cases() {
          return "GET /healthz HTTP/1.1\r\nHost: gpugate\r\n" + Repeat("X-A: b\r\n", 200'000) +
                 "\r\n";
        },
-       {431, "too large"},
+       // Each line is parsed as it arrives: the 101st header refuses the head.
+       {431, "too many request headers"},
        "GET", "/healthz", "", true},
   };
   return cases;

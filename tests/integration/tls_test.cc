@@ -202,7 +202,7 @@ TEST(TlsRotation, NewConnectionsGetTheNewPairWhileALiveOneKeepsWorking) {
   // A broken pair: the certificate is garbage. The server keeps serving the new pair and says so.
   secret.Publish("this is not a certificate\n", ReadFile(newCerts.File("tls.key")));
   ASSERT_TRUE(server.WaitForLog("tls files rejected", kDeadline)) << server.Logs();
-  EXPECT_NE(server.Logs().find("no certificate found"), std::string::npos) << server.Logs();
+  EXPECT_NE(server.Logs().find("no PEM certificate found"), std::string::npos) << server.Logs();
   EXPECT_TRUE(healthzTrusting(newCa));
   EXPECT_TRUE(loop.AnswersMore(20)) << loop.firstFailure();
   auto metrics = ClientOf(server.port(), newCa)->Get("/metrics");

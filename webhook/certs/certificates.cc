@@ -1,5 +1,5 @@
 // Issues the CA and server certificates with OpenSSL 3. Every OpenSSL object lives in a
-// unique_ptr, so an early `return Fail(...)` frees whatever was built so far.
+// unique_ptr (tls/openssl_ptr.h), so an early `return Fail(...)` frees whatever was built so far.
 #include "certs/certificates.h"
 
 #include <arpa/inet.h>
@@ -15,6 +15,9 @@
 #include <string_view>
 #include <utility>
 
+#include "tls/openssl_ptr.h"
+#include "tls/pem.h"
+
 namespace gpugate::certs {
 namespace {
 
@@ -22,33 +25,18 @@ constexpr int kMaxDays = 36500;
 // RFC 5280 upper bound for a commonName; OpenSSL refuses longer ones.
 constexpr size_t kMaxCommonName = 64;
 
-template <auto Free>
-struct Deleter {
-  template <typename T>
-  void operator()(T* p) const {
-    Free(p);
-  }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
-using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
-using ExtensionPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>;
-using GeneralNamesPtr = std::unique_ptr<GENERAL_NAMES, Deleter<GENERAL_NAMES_free>>;
-using GeneralNamePtr = std::unique_ptr<GENERAL_NAME, Deleter<GENERAL_NAME_free>>;
-using Asn1StringPtr = std::unique_ptr<ASN1_STRING, Deleter<ASN1_STRING_free>>;
+using tls::Asn1StringPtr;
+using tls::BignumPtr;
+using tls::BioPtr;
+using tls::ExtensionPtr;
+using tls::GeneralNamePtr;
+using tls::GeneralNamesPtr;
+using tls::PkeyPtr;
+using tls::X509Ptr;
 
-// "<what>: <every queued OpenSSL error>". Drains the thread's error queue so a later failure
-// does not report this one's causes.
+// "<what>: <every queued OpenSSL error>", draining the thread's error queue.
 std::unexpected<Error> OpenSslFailure(std::string_view what) {
-  std::string message(what);
-  char buf[256];
-  for (unsigned long code = ERR_get_error(); code != 0; code = ERR_get_error()) {
-    ERR_error_string_n(code, buf, sizeof(buf));
-    message += message.size() == what.size() ? ": " : "; ";
-    message += buf;
-  }
-  return Fail(std::move(message));
+  return Fail(std::string(what) + ": " + tls::DrainOpenSslErrors());
 }
 
 bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }

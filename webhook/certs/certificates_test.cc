@@ -23,39 +23,31 @@
 #include <string>
 #include <vector>
 
+#include "tls/pem.h"
+
 namespace gpugate::certs {
 namespace {
 
 namespace fs = std::filesystem;
 
-template <auto Free>
-struct Deleter {
-  template <typename T>
-  void operator()(T* p) const {
-    Free(p);
-  }
-};
-using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
-using StorePtr = std::unique_ptr<X509_STORE, Deleter<X509_STORE_free>>;
-using StoreCtxPtr = std::unique_ptr<X509_STORE_CTX, Deleter<X509_STORE_CTX_free>>;
-using GeneralNamesPtr = std::unique_ptr<GENERAL_NAMES, Deleter<GENERAL_NAMES_free>>;
-using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
-using SslCtxPtr = std::unique_ptr<SSL_CTX, Deleter<SSL_CTX_free>>;
-using SslPtr = std::unique_ptr<SSL, Deleter<SSL_free>>;
+using tls::BignumPtr;
+using tls::BioPtr;
+using tls::GeneralNamesPtr;
+using tls::PkeyPtr;
+using tls::SslCtxPtr;
+using tls::SslPtr;
+using tls::X509Ptr;
+using StorePtr = tls::X509StorePtr;
+using StoreCtxPtr = tls::X509StoreCtxPtr;
 
 constexpr const char* kServiceHost = "gpugate.gpugate-system.svc";
 
 X509Ptr ParseCert(const std::string& pem) {
-  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  return X509Ptr(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  auto certs = tls::ParseCertificates(pem);
+  return certs ? std::move(certs->front()) : nullptr;
 }
 
-PkeyPtr ParseKey(const std::string& pem) {
-  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  return PkeyPtr(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
-}
+PkeyPtr ParseKey(const std::string& pem) { return tls::ParsePrivateKey(pem).value_or(nullptr); }
 
 CertBundle Issue(const CertOptions& options = {}) {
   Result<CertBundle> bundle = IssueCertificates(options);

@@ -7,6 +7,8 @@ void ApplyServerConfig(const config::ServerConfig& server, transport::Tuning& tu
   if (server.headerTimeout) tuning.headerTimeout = *server.headerTimeout;
   if (server.bodyTimeout) tuning.bodyTimeout = *server.bodyTimeout;
   if (server.writeTimeout) tuning.writeTimeout = *server.writeTimeout;
+  if (server.handlingTimeout) tuning.handlingTimeout = *server.handlingTimeout;
+  if (server.bufferedRequestBytes) tuning.bufferedRequestBytes = *server.bufferedRequestBytes;
   if (server.keepAliveIdle) tuning.keepAliveIdle = *server.keepAliveIdle;
 }
 

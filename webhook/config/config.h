@@ -50,13 +50,15 @@ struct ClusterConfig {
   int64_t maxGpuQuotaBytes = 1 << 20;
 };
 
-// The HTTPS server's deadlines (docs/configuration.md, "server"). Unset: transport::Tuning's
-// defaults (transport/tuning.h), so the defaults have one home.
+// The HTTPS server's deadlines and request-byte budget (docs/configuration.md, "server").
+// Unset: transport::Tuning's defaults (transport/tuning.h), so the defaults have one home.
 struct ServerConfig {
   std::optional<std::chrono::milliseconds> handshakeTimeout;
   std::optional<std::chrono::milliseconds> headerTimeout;
   std::optional<std::chrono::milliseconds> bodyTimeout;
   std::optional<std::chrono::milliseconds> writeTimeout;
+  std::optional<std::chrono::milliseconds> handlingTimeout;
+  std::optional<size_t> bufferedRequestBytes;
   std::optional<std::chrono::milliseconds> keepAliveIdle;
 };
 

@@ -109,7 +109,7 @@ TEST(ConfigDurations, Refusals) {
        "or \"250ms\", got null"},
       {"server: {readTimeout: 1s}",
        "gpugate.yaml:1: server.readTimeout: unknown key (known: handshakeTimeout, headerTimeout, "
-       "bodyTimeout, writeTimeout, keepAliveIdle)"},
+       "bodyTimeout, writeTimeout, handlingTimeout, bufferedRequestBytes, keepAliveIdle)"},
       {"server: 10s", "gpugate.yaml:1: server: must be a map, got \"10s\""},
       {"shutdownDelay: 6m",
        "gpugate.yaml:1: shutdownDelay: must be a duration from 0s to 5m, got \"6m\""},

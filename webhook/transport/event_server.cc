@@ -14,18 +14,11 @@
 #include <chrono>
 #include <cstring>
 
+#include "transport/event_conn.h"
 #include "transport/log.h"
 
 namespace gpugate::transport {
 namespace {
-
-constexpr size_t kReadChunk = 16 << 10;
-// A connection answering pipelined requests yields its thread after this many, so one busy
-// connection cannot hold a thread while others wait.
-constexpr int kRequestsPerTurn = 32;
-// Buffers above this are given back once a connection is idle, so 256 idle connections cost
-// little more than their TLS state.
-constexpr size_t kKeepCapacity = 32 << 10;
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -37,49 +30,14 @@ int64_t NowNs() {
 // every 100 ms (ten wake-ups a second, whatever the load), a test's 200 ms ones every 20 ms.
 std::chrono::milliseconds ScanInterval(const Tuning& t) {
   std::chrono::milliseconds shortest{100 * 10};
-  for (auto d :
-       {t.handshakeTimeout, t.keepAliveIdle, t.headerTimeout, t.bodyTimeout, t.writeTimeout}) {
+  for (auto d : {t.handshakeTimeout, t.keepAliveIdle, t.headerTimeout, t.bodyTimeout,
+                 t.handlingTimeout, t.writeTimeout}) {
     if (d.count() > 0) shortest = std::min(shortest, d);
   }
   return std::clamp(shortest / 10, std::chrono::milliseconds(1), std::chrono::milliseconds(100));
 }
 
-constexpr const char* kPhaseNames[] = {"handshake", "idle",    "headers", "body",
-                                       "handling",  "writing", "linger"};
-
-void ReleaseIfLarge(std::string& s) {
-  if (s.empty() && s.capacity() > kKeepCapacity) std::string().swap(s);
-}
-
 }  // namespace
-
-struct EventServer::Conn {
-  explicit Conn(int socket) : fd(socket) {}
-  const int fd;
-  SSL* ssl = nullptr;
-  // Read by the timekeeper under mu_, written by the owning thread.
-  std::atomic<int64_t> deadline{0};  // steady-clock ns; 0: none
-  std::atomic<uint8_t> phase{kHandshake};
-  // Handing the connection from one thread to the next goes through epoll, which orders the
-  // two but is invisible to ThreadSanitizer. The arming thread holds this across epoll_ctl and
-  // the woken thread takes it once before touching the connection: the same order, in terms
-  // the sanitizer checks, for two uncontended lock operations per turn.
-  std::mutex handoff;
-  bool shut = false;  // guarded by mu_: the timekeeper shut the socket down
-  // Owned by whichever thread epoll handed the connection to.
-  std::string in;   // bytes read and not yet consumed by a request
-  std::string out;  // an answer not yet fully written
-  size_t outOff = 0;
-  size_t served = 0;
-  bool headChecked = false;  // the request at the front of `in` passed the head check
-  // The request being answered: what its answer's framing needs once the head's views are gone.
-  bool keepAlive = false;
-  bool headOnly = false;          // a HEAD request
-  size_t consumed = 0;            // its head and body bytes at the front of `in`
-  bool closeAfterWrite = false;   // close once `out` is written
-  bool lingerAfterWrite = false;  // with closeAfterWrite: the request was refused unread
-  size_t discarded = 0;           // bytes thrown away while lingering
-};
 
 EventServer::EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Handler handler)
     : tuning_(tuning),
@@ -89,6 +47,7 @@ EventServer::EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Ha
       limits_{.maxBodyBytes = tuning.maxBodyBytes},
       threads_(tuning.threads == 0 ? AvailableCpus() : tuning.threads),
       scanInterval_(ScanInterval(tuning)),
+      budget_(tuning.bufferedRequestBytes),
       blocking_(tuning.blockingWorkers) {}
 
 EventServer::~EventServer() {
@@ -259,7 +218,7 @@ void EventServer::AcceptAll() {
       break;  // EAGAIN: the backlog is empty
     }
     ++accepted_;
-    auto* c = new Conn(fd);
+    auto* c = new Conn(fd, limits_);
     c->ssl = SSL_new(&ctx_);
     bool ok = c->ssl && SSL_set_fd(c->ssl, fd) == 1;
     if (ok) {
@@ -307,31 +266,31 @@ void EventServer::Arm(Conn& c, uint32_t events) {
   ::epoll_ctl(epoll_, EPOLL_CTL_MOD, c.fd, &ev);
 }
 
-void EventServer::SetPhase(Conn& c, Phase phase) {
-  if (c.phase.load(std::memory_order_relaxed) == phase && c.deadline != 0) return;
-  std::chrono::nanoseconds limit{0};
+// Every phase has a deadline (zero only where a test or the config turned one off), so no wait
+// on a peer or a handler is unbounded.
+std::chrono::milliseconds EventServer::PhaseDeadline(Phase phase) const {
   switch (phase) {
     case kHandshake:
-      limit = tuning_.handshakeTimeout;
-      break;
+      return tuning_.handshakeTimeout;
     case kIdle:
-      limit = tuning_.keepAliveIdle;
-      break;
+      return tuning_.keepAliveIdle;
     case kHeaders:
-      limit = tuning_.headerTimeout;
-      break;
+      return tuning_.headerTimeout;
     case kBody:
-      limit = tuning_.bodyTimeout;
-      break;
-    case kWriting:
-      limit = tuning_.writeTimeout;
-      break;
     case kLinger:
-      limit = tuning_.bodyTimeout;
+      return tuning_.bodyTimeout;
+    case kHandling:
+      return tuning_.handlingTimeout;
+    case kWriting:
+    case kPhases:
       break;
-    default:
-      break;  // a handler is bounded by its own timeouts
   }
+  return tuning_.writeTimeout;
+}
+
+void EventServer::SetPhase(Conn& c, Phase phase, bool restart) {
+  if (!restart && c.phase.load(std::memory_order_relaxed) == phase && c.deadline != 0) return;
+  const auto limit = std::chrono::nanoseconds(PhaseDeadline(phase));
   c.phase.store(phase, std::memory_order_relaxed);
   c.deadline.store(limit.count() == 0 ? 0 : NowNs() + limit.count(), std::memory_order_relaxed);
 }
@@ -342,290 +301,12 @@ void EventServer::Close(Conn& c) {
     conns_.erase(&c);
     if (stopping_ && conns_.empty()) changed_.notify_all();
   }
+  budget_.Give(c.charged);
   // Only now is the descriptor closed: the timekeeper never shuts down one reused since.
   ERR_clear_error();
   SSL_free(c.ssl);
   ::close(c.fd);
   delete &c;
-}
-
-void EventServer::Drive(Conn& c) {
-  { std::lock_guard handoff(c.handoff); }  // the thread that armed it is done with it
-  const uint8_t phase = c.phase.load(std::memory_order_relaxed);
-  if (phase == kLinger) return Linger(c);
-  if (phase == kHandshake && !Handshake(c)) return;
-  if (!c.out.empty() && !Flush(c)) return;
-  ReadAndServe(c);
-}
-
-bool EventServer::Handshake(Conn& c) {
-  int rc = SSL_do_handshake(c.ssl);
-  if (rc == 1) {
-    SetPhase(c, kIdle);
-    return true;
-  }
-  switch (SSL_get_error(c.ssl, rc)) {
-    case SSL_ERROR_WANT_READ:
-      Arm(c, EPOLLIN);
-      break;
-    case SSL_ERROR_WANT_WRITE:
-      Arm(c, EPOLLOUT);
-      break;
-    default:
-      Close(c);
-      break;  // not TLS, refused, or gone: nothing to answer
-  }
-  return false;
-}
-
-bool EventServer::Flush(Conn& c) {
-  while (c.outOff < c.out.size()) {
-    int n = SSL_write(c.ssl, c.out.data() + c.outOff, static_cast<int>(c.out.size() - c.outOff));
-    if (n > 0) {
-      c.outOff += static_cast<size_t>(n);
-      continue;
-    }
-    switch (SSL_get_error(c.ssl, n)) {
-      case SSL_ERROR_WANT_WRITE:
-        SetPhase(c, kWriting);
-        Arm(c, EPOLLOUT);
-        break;
-      case SSL_ERROR_WANT_READ:
-        Arm(c, EPOLLIN);
-        break;
-      default:
-        Close(c);
-        break;  // the peer left
-    }
-    return false;
-  }
-  c.out.clear();
-  c.outOff = 0;
-  ReleaseIfLarge(c.out);
-  if (c.closeAfterWrite) {
-    SSL_shutdown(c.ssl);  // close_notify, best effort: the socket closes either way
-    if (c.lingerAfterWrite) {
-      Linger(c);
-    } else {
-      Close(c);
-    }
-    return false;
-  }
-  return true;
-}
-
-// A refused request's body was never read, and the peer may still be sending it: closing now
-// would make the kernel answer those bytes with a reset, which can destroy the refusal before
-// the peer reads it. So stop writing, read and discard (raw bytes: TLS is over) until the peer
-// closes, up to twice the body cap or the body deadline, then close.
-void EventServer::Linger(Conn& c) {
-  if (c.phase.load(std::memory_order_relaxed) != kLinger) {
-    ::shutdown(c.fd, SHUT_WR);
-    c.in.clear();
-    ReleaseIfLarge(c.in);
-    SetPhase(c, kLinger);
-  }
-  char sink[16 << 10];
-  for (;;) {
-    ssize_t n = ::read(c.fd, sink, sizeof sink);
-    if (n > 0) {
-      c.discarded += static_cast<size_t>(n);
-      if (c.discarded > 2 * tuning_.maxBodyBytes) break;
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      Arm(c, EPOLLIN);
-      return;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    break;  // the peer closed, or the socket failed
-  }
-  Close(c);
-}
-
-bool EventServer::ReadAndServe(Conn& c) {
-  for (int turn = 0;; ++turn) {
-    if (!ServeBuffered(c)) return false;
-    if (!c.out.empty()) {
-      if (!Flush(c)) return false;
-      if (turn >= kRequestsPerTurn) {  // let others have the thread; writable fires at once
-        Arm(c, EPOLLOUT);
-        return false;
-      }
-      continue;  // another whole request may be buffered
-    }
-    // Need more bytes.
-    if (c.in.capacity() - c.in.size() < kReadChunk) c.in.reserve(c.in.size() + kReadChunk);
-    size_t room = c.in.capacity() - c.in.size();
-    int n = 0;
-    c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
-      n = SSL_read(c.ssl, p + size - room, static_cast<int>(room));
-      return size - room + static_cast<size_t>(n > 0 ? n : 0);
-    });
-    if (n > 0) continue;
-    switch (SSL_get_error(c.ssl, n)) {
-      case SSL_ERROR_WANT_READ:
-        if (c.in.empty()) {
-          SetPhase(c, kIdle);
-          ReleaseIfLarge(c.in);
-        }
-        Arm(c, EPOLLIN);
-        break;
-      case SSL_ERROR_WANT_WRITE:
-        Arm(c, EPOLLOUT);
-        break;
-      case SSL_ERROR_ZERO_RETURN:  // close_notify
-        SSL_shutdown(c.ssl);
-        Close(c);
-        break;
-      default:
-        Close(c);
-        break;  // reset, end of file, or a TLS error
-    }
-    return false;
-  }
-}
-
-bool EventServer::ServeBuffered(Conn& c) {
-  if (c.in.empty()) return true;
-  HeadParse parsed = ParseRequestHead(c.in, limits_);
-  Response res;
-  bool refused = false;
-  if (parsed.state == HeadParse::State::kIncomplete) {
-    SetPhase(c, kHeaders);  // the headers deadline runs from the request's first bytes
-    return true;
-  }
-  const RequestHead& head = parsed.head;
-  Request req{head, {}, c.ssl};
-  if (parsed.state == HeadParse::State::kRefused) {
-    res.Set(parsed.status, std::move(parsed.reason));
-    refused = true;
-  } else if (!c.headChecked) {
-    refused = check_(req, res);
-    c.headChecked = !refused;
-    if (!refused && head.expectContinue && c.in.size() < head.headBytes + head.contentLength) {
-      c.out += "HTTP/1.1 100 Continue\r\n\r\n";
-      SetPhase(c, kBody);
-      return true;
-    }
-  }
-  c.keepAlive = head.keepAlive;
-  c.headOnly = head.method == "HEAD";
-  c.consumed = head.headBytes + head.contentLength;
-  if (!refused) {
-    if (c.in.size() < c.consumed) {
-      SetPhase(c, kBody);  // from the end of the headers, for the whole body
-      c.in.reserve(c.consumed);
-      return true;
-    }
-    SetPhase(c, kHandling);
-    req.body = std::string_view(c.in).substr(head.headBytes, head.contentLength);
-    try {
-      handler_(req, res);
-    } catch (const std::exception& e) {
-      res = Response{};
-      res.Set(500, "internal error\n");
-      LogLine("handler failed").Str("path", head.path).Str("error", e.what()).Error();
-    }
-    if (res.blocking) {
-      std::function<void(Response&)> rest = std::move(res.blocking);
-      res.blocking = nullptr;
-      FinishBlocking(c, std::move(rest), std::move(res));
-      return false;
-    }
-    ++requests_;
-  }
-  QueueAnswer(c, res, refused);
-  return true;
-}
-
-// On a blocking worker, which owns the connection meanwhile: nothing else touches it until it is
-// re-armed, so the request's bytes (which `rest` may view) stay put.
-void EventServer::FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res) {
-  blocking_.Enqueue([this, &c, rest = std::move(rest), res = std::move(res)]() mutable {
-    try {
-      rest(res);
-    } catch (const std::exception& e) {
-      res = Response{};
-      res.Set(500, "internal error\n");
-      LogLine("handler failed").Str("error", e.what()).Error();
-    }
-    ++requests_;
-    QueueAnswer(c, res, /*refused=*/false);
-    Arm(c, EPOLLOUT);  // a serving thread writes it; `c` is not ours after this
-  });
-}
-
-// Frames `res` into c's output and consumes its request from c's input.
-void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
-  // Stop() sets draining_ too: after it, every answer ends its connection.
-  const bool close = refused || res.close || !c.keepAlive || draining_ ||
-                     ++c.served >= tuning_.keepAliveMaxRequests;
-  WriteResponse(res, close, c.headOnly, c.out);
-  c.closeAfterWrite = close;
-  c.lingerAfterWrite = refused;
-  c.headChecked = false;
-  if (close) {
-    c.in.clear();  // what follows a refused head is not a request we can frame
-  } else {
-    c.in.erase(0, c.consumed);
-  }
-}
-
-std::string EventServer::RenderMetrics() const {
-  size_t open;
-  {
-    std::lock_guard lock(mu_);
-    open = conns_.size();
-  }
-  std::string out =
-      "# HELP gpugate_http_connections_open TLS connections open now.\n"
-      "# TYPE gpugate_http_connections_open gauge\n"
-      "gpugate_http_connections_open " +
-      std::to_string(open) +
-      "\n# HELP gpugate_http_connections_accepted_total Connections accepted.\n"
-      "# TYPE gpugate_http_connections_accepted_total counter\n"
-      "gpugate_http_connections_accepted_total " +
-      std::to_string(accepted_.load()) +
-      "\n# HELP gpugate_http_connections_refused_total Connections closed on accept because "
-      "maxConnections were open.\n"
-      "# TYPE gpugate_http_connections_refused_total counter\n"
-      "gpugate_http_connections_refused_total " +
-      std::to_string(refused_.load()) +
-      "\n# HELP gpugate_http_connections_timed_out_total Connections closed for outliving a "
-      "phase's deadline, by phase.\n"
-      "# TYPE gpugate_http_connections_timed_out_total counter\n";
-  for (int p = 0; p < kPhases; ++p) {
-    if (p == kHandling) continue;  // no deadline
-    out += "gpugate_http_connections_timed_out_total{phase=\"" + std::string(kPhaseNames[p]) +
-           "\"} " + std::to_string(timedOut_[p].load()) + "\n";
-  }
-  WorkerStats blocking = blocking_.Stats();
-  out +=
-      "# HELP gpugate_http_server_threads Threads serving connections.\n"
-      "# TYPE gpugate_http_server_threads gauge\n"
-      "gpugate_http_server_threads " +
-      std::to_string(threads_) +
-      "\n# HELP gpugate_http_blocking_threads Threads finishing answers that may block "
-      "(quota charges).\n"
-      "# TYPE gpugate_http_blocking_threads gauge\n"
-      "gpugate_http_blocking_threads " +
-      std::to_string(blocking.threads) +
-      "\n# HELP gpugate_http_blocking_busy Blocking threads finishing an answer now.\n"
-      "# TYPE gpugate_http_blocking_busy gauge\n"
-      "gpugate_http_blocking_busy " +
-      std::to_string(blocking.busy) +
-      "\n# HELP gpugate_http_blocking_queued Answers waiting for a blocking thread (all "
-      "blockingWorkers.maxThreads busy).\n"
-      "# TYPE gpugate_http_blocking_queued gauge\n"
-      "gpugate_http_blocking_queued " +
-      std::to_string(blocking.waiting) +
-      "\n# HELP gpugate_http_blocking_stack_peak_bytes Most of one blocking thread's stack ever "
-      "used.\n"
-      "# TYPE gpugate_http_blocking_stack_peak_bytes gauge\n"
-      "gpugate_http_blocking_stack_peak_bytes " +
-      std::to_string(blocking.stackPeakBytes) + "\n";
-  return out;
 }
 
 }  // namespace gpugate::transport

@@ -6,11 +6,14 @@
 // reading, the request handler, writing — without locks. A handler whose answer may block (a
 // quota charge waiting on the API server or a journal fsync) says so (Response::blocking): the
 // connection is handed to a worker pool that finishes the answer and re-arms it, so serving
-// threads never wait and probes are answered whatever the charges wait on. Accepting is one more
-// one-shot event, so it never waits behind a slow peer.
+// threads never wait and probes are answered whatever the charges wait on. A connection gives
+// up its thread after a bounded turn (answers, TLS records or bytes read), answered or not, and
+// goes to the back of the line, so no peer holds a thread while others wait. Accepting is one
+// more one-shot event, so it never waits behind a slow peer.
 //
 // Deadlines are per connection and per phase (handshake, request headers, request body, the
-// answer being taken, idle keep-alive, the linger after a refusal), in milliseconds. A timekeeper
+// answer being made, the answer being taken, idle keep-alive, the linger after a refusal), in
+// milliseconds. A timekeeper
 // thread scans them (every tenth of the shortest deadline, at most every 100 ms) and shuts down
 // the socket of a connection past its deadline; the thread that owns the connection then sees it
 // closed. docs/decisions.md ("Transport") says why this replaced cpp-httplib on the
@@ -33,6 +36,8 @@
 
 #include "common/host_port.h"
 #include "common/result.h"
+#include "transport/byte_budget.h"
+#include "transport/head_parser.h"
 #include "transport/http_message.h"
 #include "transport/tuning.h"
 #include "transport/worker_pool.h"
@@ -94,15 +99,27 @@ class EventServer {
   void Drive(Conn& c);         // the connection's event; re-arms or closes it
   bool Handshake(Conn& c);     // false: closed or waiting
   bool ReadAndServe(Conn& c);  // false: closed or waiting
+  bool Yield(Conn& c);         // re-arms a connection with work left; false
   bool Flush(Conn& c);         // false: closed or waiting
   void Linger(Conn& c);        // after a refusal: discard what the peer still sends, then close
   // Answers the whole request at the front of c's buffer, if there is one; false: the answer
   // was handed to the blocking workers, which re-arm the connection.
   bool ServeBuffered(Conn& c);
+  enum class Next { kMoreBytes, kRefuse, kServe };
+  // Frames the request at the front of c's buffer; kRefuse fills `res` with the refusal.
+  Next Frame(Conn& c, Response& res);
   void FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res);
   void QueueAnswer(Conn& c, const Response& res, bool refused);
+  // The request buffer and its share of budget_ (event_server.cc says how).
+  bool GrowInput(Conn& c, size_t capacity, size_t requestBytes);
+  void ShrinkInput(Conn& c);
+  void Recharge(Conn& c);
+  static Response OverBudget();
   void Arm(Conn& c, uint32_t events);
-  void SetPhase(Conn& c, Phase phase);
+  std::chrono::milliseconds PhaseDeadline(Phase phase) const;
+  // Enters `phase` and starts its deadline; staying in the same phase keeps the deadline running
+  // (a phase is bounded as a whole) unless `restart`.
+  void SetPhase(Conn& c, Phase phase, bool restart = false);
   void Close(Conn& c);
   void CloseListener();
 
@@ -133,6 +150,14 @@ class EventServer {
   std::atomic<uint64_t> refused_{0};  // over maxConnections
   std::atomic<uint64_t> timedOut_[kPhases] = {};
   std::atomic<uint64_t> requests_{0};
+  // HeadParser::scanned, over every request.
+  std::atomic<uint64_t> headBytesScanned_{0};
+  // Turns a connection gave up with work left.
+  std::atomic<uint64_t> yields_{0};
+  // Requests refused for want of budget.
+  std::atomic<uint64_t> overBudget_{0};
+  // Request bytes held, across connections.
+  ByteBudget budget_;
   WorkerPool blocking_;  // last member: its workers stop before the rest goes
 };
 

@@ -1,278 +1,23 @@
-// EventServer over real TLS on a free port, in process: a blocking OpenSSL client that sends
-// exact bytes and reads exact answers, so each test asserts what a caller of the server sees.
+// EventServer over real TLS on a free port, in process (transport/testing.h): framing,
+// keep-alive, deadlines, refusals, blocking answers.
 #include "transport/event_server.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/err.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <openssl/x509.h>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <future>
-#include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
-#include <thread>
-#include <utility>
 
-#include "cluster/test_certs.h"
-#include "transport/tls_context.h"
+#include "transport/testing.h"
 
 namespace gpugate::transport {
 namespace {
 
-using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
-
-// How long a test waits for anything the server should do at once (or after a short deadline).
-constexpr auto kWait = 5s;
-// The deadline a test of deadlines sets: short, so the test takes a fraction of a second, and
-// long enough that the client's own steps (a TLS handshake, a write) finish well before it.
-constexpr auto kShortDeadline = 200ms;
-
-// The server's context: the shared test certificate for 127.0.0.1, set up as gpugate's is.
-SSL_CTX& ServerContext() {
-  static SSL_CTX* ctx = [] {
-    const auto& certs = cluster::testing::SharedTestCerts();
-    SSL_CTX* c = SSL_CTX_new(TLS_server_method());
-    auto ok = ConfigureServerTls(*c, certs.certFile(), certs.keyFile());
-    if (!ok) ADD_FAILURE() << ok.error().message;
-    return c;
-  }();
-  return *ctx;
-}
-
-// The client does not check the server's certificate: these tests are about HTTP framing and
-// connection handling, not trust (tls_reloader_test.cc checks certificates).
-SSL_CTX* ClientContext() {
-  static SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-  return ctx;
-}
-
-// One blocking TCP connection to 127.0.0.1:port, plain until Handshake(). Every wait is bounded
-// by kWait: reads time out every 100 ms and the loops check the clock.
-class Client {
- public:
-  explicit Client(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      ADD_FAILURE() << "cannot connect to port " << port << ": " << std::strerror(errno);
-      closed_ = true;
-      return;
-    }
-    int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    timeval readWait{.tv_sec = 0, .tv_usec = 100'000};
-    timeval writeWait{.tv_sec = 5, .tv_usec = 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &readWait, sizeof readWait);
-    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &writeWait, sizeof writeWait);
-  }
-  ~Client() {
-    SSL_free(ssl_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Client(const Client&) = delete;
-  Client& operator=(const Client&) = delete;
-
-  // A TLS handshake. False when the server ended the connection first (closed() is then true)
-  // or kWait passed.
-  bool Handshake() {
-    if (closed_) return false;
-    ssl_ = SSL_new(ClientContext());
-    SSL_set_fd(ssl_, fd_);
-    const auto deadline = Clock::now() + kWait;
-    for (;;) {
-      int rc = SSL_connect(ssl_);
-      if (rc == 1) return true;
-      int err = SSL_get_error(ssl_, rc);
-      ERR_clear_error();
-      if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
-        closed_ = true;
-        return false;
-      }
-      if (Clock::now() >= deadline) return false;
-    }
-  }
-
-  // Sends all of `bytes` (encrypted after Handshake()); false when the connection is gone.
-  bool Send(std::string_view bytes) {
-    while (!bytes.empty() && !closed_) {
-      ssize_t n = ssl_ ? SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()))
-                       : ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-      ERR_clear_error();
-      if (n <= 0) return false;
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-    return bytes.empty();
-  }
-
-  // The next whole answer (head, and the body its Content-Length announces unless `headOnly`;
-  // a 1xx answer has none), exactly as received. "" when the connection ended or kWait passed
-  // first. Bytes after the answer are kept for the next call.
-  std::string ReadAnswer(bool headOnly = false) {
-    const auto deadline = Clock::now() + kWait;
-    for (;;) {
-      if (size_t n = AnswerLength(pending_, headOnly); n > 0) {
-        std::string answer = pending_.substr(0, n);
-        pending_.erase(0, n);
-        return answer;
-      }
-      if (closed_ || Clock::now() >= deadline) return "";
-      ReadSome();
-    }
-  }
-
-  // Reads until the server ends the connection (close_notify, end-of-file or a reset) and
-  // returns whatever arrived unread before that; nullopt when it is still open after kWait.
-  std::optional<std::string> ReadToEnd() {
-    const auto deadline = Clock::now() + kWait;
-    while (!closed_) {
-      if (Clock::now() >= deadline) return std::nullopt;
-      ReadSome();
-    }
-    return std::exchange(pending_, "");
-  }
-
-  bool closed() const { return closed_; }
-
- private:
-  // The length of the whole answer at the start of `bytes`, or 0 when it has not all arrived.
-  static size_t AnswerLength(std::string_view bytes, bool headOnly) {
-    size_t end = bytes.find("\r\n\r\n");
-    if (end == std::string_view::npos) return 0;
-    const size_t head = end + 4;
-    if (headOnly || bytes.starts_with("HTTP/1.1 1")) return head;
-    constexpr std::string_view kLength = "\r\nContent-Length: ";
-    size_t at = bytes.substr(0, end).find(kLength);
-    size_t length = at == std::string_view::npos
-                        ? 0
-                        : std::stoul(std::string(bytes.substr(at + kLength.size())));
-    return bytes.size() >= head + length ? head + length : 0;
-  }
-
-  // Reads what arrives within 100 ms into pending_; sets closed_ when the connection ended.
-  void ReadSome() {
-    char buf[16 << 10];
-    if (ssl_) {
-      int n = SSL_read(ssl_, buf, sizeof buf);
-      int err = n > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl_, n);
-      ERR_clear_error();
-      if (n > 0) pending_.append(buf, static_cast<size_t>(n));
-      if (n <= 0 && err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) closed_ = true;
-      return;
-    }
-    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-    if (n > 0) {
-      pending_.append(buf, static_cast<size_t>(n));
-    } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-      closed_ = true;
-    }
-  }
-
-  int fd_ = -1;
-  SSL* ssl_ = nullptr;
-  std::string pending_;  // received, not yet returned
-  bool closed_ = false;
-};
-
-std::string Get(std::string_view path, std::string_view method = "GET") {
-  return std::string(method) + " " + std::string(path) + " HTTP/1.1\r\nHost: gpugate\r\n\r\n";
-}
-
-// The exact bytes of a text/plain answer ("200 OK", "/a\n"), as the client receives them.
-std::string Wire(std::string_view status, std::string_view body, bool close = false) {
-  return "HTTP/1.1 " + std::string(status) +
-         "\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(body.size()) +
-         (close ? "\r\nConnection: close" : "") + "\r\n\r\n" + std::string(body);
-}
-
-// The default handler: answers "<path>\n<body>".
-void Echo(const Request& req, Response& res) {
-  res.Set(200, std::string(req.head.path) + "\n" + std::string(req.body));
-}
-
-bool PassAll(const Request&, Response&) { return false; }
-
-// Small and quick to observe; each test changes what it is about.
-Tuning TestTuning() {
-  Tuning t;
-  t.threads = 2;
-  return t;
-}
-
-// Tries `attempt` every 20 ms until it returns true or kWait passes.
-template <typename F>
-bool Eventually(F attempt) {
-  const auto deadline = Clock::now() + kWait;
-  while (!attempt()) {
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
-
-// Runs one EventServer on a free port, Run() on its own thread; TearDown stops and joins it.
-class EventServerTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    // As serve_command does: the server and these clients write with write(2), which raises
-    // SIGPIPE on a connection the peer has closed.
-    std::signal(SIGPIPE, SIG_IGN);
-  }
-
-  void TearDown() override {
-    if (!server_) return;
-    if (!StopWithin(kWait)) ADD_FAILURE() << "Run() did not return within 5 s of Stop()";
-    runner_.join();
-  }
-
-  bool Start(const Tuning& tuning, EventServer::Handler handler = Echo,
-             EventServer::HeadCheck check = PassAll) {
-    server_ = std::make_unique<EventServer>(tuning, ServerContext(), std::move(check),
-                                            std::move(handler));
-    auto port = server_->Listen({"127.0.0.1", 0});
-    if (!port) {
-      ADD_FAILURE() << port.error().message;
-      server_.reset();
-      return false;
-    }
-    port_ = *port;
-    std::packaged_task<void()> run([server = server_.get()] { server->Run(); });
-    ran_ = run.get_future();
-    runner_ = std::thread(std::move(run));
-    return true;
-  }
-
-  // Stops the server; true when Run() returned within `limit`.
-  bool StopWithin(std::chrono::seconds limit) {
-    server_->Stop();
-    return ran_.wait_for(limit) == std::future_status::ready;
-  }
-
-  // A client that has completed its TLS handshake.
-  std::unique_ptr<Client> Connect() {
-    auto client = std::make_unique<Client>(port_);
-    EXPECT_TRUE(client->Handshake()) << "handshake with the server failed";
-    return client;
-  }
-
-  std::unique_ptr<EventServer> server_;
-  int port_ = 0;
-  std::thread runner_;
-  std::future<void> ran_;
-};
+using namespace testutil;
 
 TEST_F(EventServerTest, AnswersPipelinedRequestsInOrder) {
   ASSERT_TRUE(Start(TestTuning()));
@@ -291,6 +36,25 @@ TEST_F(EventServerTest, SendsContinueBeforeTheBodyIsSent) {
   EXPECT_EQ(c->ReadAnswer(), "HTTP/1.1 100 Continue\r\n\r\n");
   ASSERT_TRUE(c->Send("hello"));
   EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/upload\nhello"));
+}
+
+// An HTTP/1.0 client may not understand an interim answer: its expectation is ignored, and the
+// body it then sends is answered with the final answer alone.
+TEST_F(EventServerTest, SendsNoContinueToAnHttp10Client) {
+  Tuning tuning = TestTuning();
+  tuning.threads = 1;
+  ASSERT_TRUE(Start(tuning));
+  auto c = Connect();
+  auto other = Connect();
+  ASSERT_TRUE(
+      c->Send("POST /upload HTTP/1.0\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"));
+  // The one serving thread takes ready connections in turn: once the request sent after the
+  // head is answered, the head has been read, and a 100 would have been sent.
+  ASSERT_TRUE(other->Send(Get("/other")));
+  EXPECT_EQ(other->ReadAnswer(), Wire("200 OK", "/other\n"));
+  ASSERT_TRUE(c->Send("hello"));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/upload\nhello", /*close=*/true));
+  EXPECT_EQ(c->ReadToEnd(), "");
 }
 
 TEST_F(EventServerTest, AnswersHeadWithTheGetsLengthAndNoBody) {
@@ -355,6 +119,16 @@ TEST_F(EventServerTest, RefusesConnectionsOverMaxConnectionsUntilOneCloses) {
   })) << "no new connection was served after one of the two closed";
 }
 
+// Only `phase` counts a connection past its deadline, exactly once.
+void ExpectTimedOutOnlyIn(const std::string& metrics, std::string_view phase) {
+  for (const char* p : {"handshake", "idle", "headers", "body", "handling", "writing", "linger"}) {
+    EXPECT_PRED_FORMAT2(::testing::IsSubstring,
+                        "\ngpugate_http_connections_timed_out_total{phase=\"" + std::string(p) +
+                            "\"} " + (p == phase ? "1\n" : "0\n"),
+                        metrics);
+  }
+}
+
 // A peer that stops partway through a phase is cut off at that phase's deadline, without an
 // answer, and counted by phase (and by no other).
 struct DeadlineCase {
@@ -362,7 +136,6 @@ struct DeadlineCase {
   std::chrono::milliseconds Tuning::*deadline;  // set to kShortDeadline; the others keep 10 s
   bool tls;                                     // handshake before sending
   std::string send;                             // then this, and nothing more
-  std::string metric;
 };
 
 class EventServerDeadline : public EventServerTest,
@@ -379,28 +152,60 @@ TEST_P(EventServerDeadline, ClosesTheStalledConnectionAndCountsIt) {
   }
   ASSERT_TRUE(c.Send(tc.send));
   EXPECT_EQ(c.ReadToEnd(), "");
-  const std::string metrics = server_->RenderMetrics();
-  for (const char* phase : {"handshake", "idle", "headers", "body", "writing", "linger"}) {
-    const std::string metric =
-        "gpugate_http_connections_timed_out_total{phase=\"" + std::string(phase) + "\"}";
-    EXPECT_PRED_FORMAT2(::testing::IsSubstring,
-                        "\n" + metric + (metric == tc.metric ? " 1\n" : " 0\n"), metrics);
-  }
+  ExpectTimedOutOnlyIn(server_->RenderMetrics(), tc.name);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     , EventServerDeadline,
-    ::testing::Values(
-        DeadlineCase{"handshake", &Tuning::handshakeTimeout, false, "",
-                     R"(gpugate_http_connections_timed_out_total{phase="handshake"})"},
-        DeadlineCase{"headers", &Tuning::headerTimeout, true,
-                     "POST /slow HTTP/1.1\r\nHost: gpugate\r\n",
-                     R"(gpugate_http_connections_timed_out_total{phase="headers"})"},
-        DeadlineCase{"body", &Tuning::bodyTimeout, true,
-                     "POST /slow HTTP/1.1\r\nHost: gpugate\r\nContent-Length: 100\r\n\r\n" +
-                         std::string(10, 'x'),
-                     R"(gpugate_http_connections_timed_out_total{phase="body"})"}),
+    ::testing::Values(DeadlineCase{"handshake", &Tuning::handshakeTimeout, false, ""},
+                      DeadlineCase{"headers", &Tuning::headerTimeout, true,
+                                   "POST /slow HTTP/1.1\r\nHost: gpugate\r\n"},
+                      DeadlineCase{
+                          "body", &Tuning::bodyTimeout, true,
+                          "POST /slow HTTP/1.1\r\nHost: gpugate\r\nContent-Length: 100\r\n\r\n" +
+                              std::string(10, 'x')}),
     [](const auto& info) { return info.param.name; });
+
+// An answer that takes longer to make than handlingTimeout (here a blocking answer that waits
+// for the test) ends its connection without an answer.
+TEST_F(EventServerTest, ClosesAConnectionWhoseAnswerTakesPastTheHandlingDeadline) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto handler = [released](const Request&, Response& res) {
+    res.blocking = [released](Response& later) {
+      released.wait();
+      later.Set(200, "too late\n");
+    };
+  };
+  Tuning tuning = TestTuning();
+  tuning.handlingTimeout = kShortDeadline;
+  ASSERT_TRUE(Start(tuning, handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/hold")));
+  EXPECT_EQ(c->ReadToEnd(), "");
+  ExpectTimedOutOnlyIn(server_->RenderMetrics(), "handling");
+  release.set_value();  // the worker finishes; its answer finds the connection closed
+}
+
+// A caller that stops reading an answer is cut off writeTimeout after the answer's first write.
+TEST_F(EventServerTest, ClosesAConnectionThatStopsTakingItsAnswer) {
+  // Far more than the socket buffers of both ends hold (a few MiB on loopback).
+  auto handler = [](const Request&, Response& res) { res.Set(200, std::string(32 << 20, 'x')); };
+  Tuning tuning = TestTuning();
+  tuning.writeTimeout = kShortDeadline;
+  ASSERT_TRUE(Start(tuning, handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/big")));  // and reads nothing until the server has given up
+  EXPECT_TRUE(Eventually([&] {
+    return server_->RenderMetrics().find(
+               "\ngpugate_http_connections_timed_out_total{phase=\"writing\"} 1\n") !=
+           std::string::npos;
+  }));
+  ExpectTimedOutOnlyIn(server_->RenderMetrics(), "writing");
+  const std::optional<std::string> taken = c->ReadToEnd();
+  ASSERT_TRUE(taken.has_value()) << "the connection is still open";
+  EXPECT_LT(taken->size(), size_t{32 << 20}) << "the whole answer arrived";
+}
 
 TEST_F(EventServerTest, RefusalReachesAClientStillSendingItsBody) {
   Tuning tuning = TestTuning();
@@ -526,6 +331,26 @@ TEST_F(EventServerTest, BlockingAnswerThatThrowsGets500) {
   EXPECT_EQ(c->ReadAnswer(), Wire("500 Internal Server Error", "internal error\n"));
   ASSERT_TRUE(c->Send(Get("/after")));
   EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/after\n"));
+}
+
+// Code on a serving thread (a handler, or the cluster layer's API client) may leave errors in
+// the thread's OpenSSL error queue. SSL_get_error would read them as a TLS failure of the
+// connection's next call; the server clears the queue before each call, so the connection
+// goes on.
+TEST_F(EventServerTest, ErrorsAHandlerLeavesInOpenSslsQueueDoNotEndTheConnection) {
+  auto handler = [](const Request& req, Response& res) {
+    if (req.head.path == "/dirty") ERR_raise(ERR_LIB_X509, X509_R_CERT_ALREADY_IN_HASH_TABLE);
+    Echo(req, res);
+  };
+  Tuning tuning = TestTuning();
+  tuning.threads = 1;  // the thread that ran the handler reads the next request
+  ASSERT_TRUE(Start(tuning, handler));
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/dirty")));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/dirty\n"));
+  ASSERT_TRUE(c->Send(Get("/after")));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/after\n"));
+  EXPECT_FALSE(c->closed());
 }
 
 }  // namespace

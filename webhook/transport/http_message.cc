@@ -1,62 +1,13 @@
 #include "transport/http_message.h"
 
-#include <charconv>
+#include "transport/http_text.h"
 
 namespace gpugate::transport {
 namespace {
 
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-// RFC 9110 token characters, which method and header names are made of.
-bool IsTokenChar(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool IsToken(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!IsTokenChar(c)) return false;
-  }
-  return true;
-}
-
-// Whether a comma-separated header value lists `token` (Connection: keep-alive, Upgrade).
-bool ListsToken(std::string_view value, std::string_view token) {
-  while (!value.empty()) {
-    size_t comma = value.find(',');
-    if (EqualsIgnoringCase(TrimSpace(value.substr(0, comma)), token)) return true;
-    if (comma == std::string_view::npos) break;
-    value.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
-HeadParse Refuse(int status, std::string reason) {
-  HeadParse p;
-  p.state = HeadParse::State::kRefused;
-  p.status = status;
-  p.reason = std::move(reason) + "\n";
-  return p;
-}
-
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
-  c = Lower(c);
+  c = AsciiLower(c);
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return -1;
 }
@@ -92,99 +43,6 @@ bool RequestHead::HasHeader(std::string_view name) const {
     if (EqualsIgnoringCase(key, name)) return true;
   }
   return false;
-}
-
-HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits) {
-  size_t end = bytes.find("\r\n\r\n");
-  if (end == std::string_view::npos) {
-    if (bytes.size() > limits.maxHeadBytes) return Refuse(431, "request headers too large");
-    return {};
-  }
-  if (end + 4 > limits.maxHeadBytes) return Refuse(431, "request headers too large");
-
-  HeadParse p;
-  RequestHead& h = p.head;
-  h.headBytes = end + 4;
-  std::string_view rest = bytes.substr(0, end + 2);  // each line ends in CRLF
-
-  // Request line: METHOD SP target SP HTTP/1.x
-  size_t eol = rest.find("\r\n");
-  std::string_view line = rest.substr(0, eol);
-  rest.remove_prefix(eol + 2);
-  size_t sp1 = line.find(' ');
-  size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos) {
-    return Refuse(400, "malformed request line");
-  }
-  h.method = line.substr(0, sp1);
-  std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  std::string_view version = line.substr(sp2 + 1);
-  if (!IsToken(h.method)) return Refuse(400, "malformed request method");
-  if (target.empty() || target.front() != '/') return Refuse(400, "malformed request target");
-  if (target.size() > limits.maxTargetBytes) return Refuse(414, "request target too long");
-  for (char c : target) {
-    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
-      return Refuse(400, "malformed request target");
-    }
-  }
-  if (version == "HTTP/1.1") {
-    h.keepAlive = true;
-  } else if (version == "HTTP/1.0") {
-    h.keepAlive = false;
-  } else {
-    return Refuse(505, "only HTTP/1.1 and HTTP/1.0 are served");
-  }
-  size_t q = target.find('?');
-  h.path = target.substr(0, q);
-  if (q != std::string_view::npos) h.query = target.substr(q + 1);
-
-  bool hasLength = false;
-  while (!rest.empty()) {
-    eol = rest.find("\r\n");
-    line = rest.substr(0, eol);
-    rest.remove_prefix(eol + 2);
-    size_t colon = line.find(':');
-    if (colon == std::string_view::npos || !IsToken(line.substr(0, colon))) {
-      return Refuse(400, "malformed header line");  // also obsolete line folding
-    }
-    std::string_view name = line.substr(0, colon);
-    std::string_view value = TrimSpace(line.substr(colon + 1));
-    for (char c : value) {
-      if ((static_cast<unsigned char>(c) < ' ' && c != '\t') || c == 0x7f) {
-        return Refuse(400, "malformed header value");
-      }
-    }
-    if (h.headers.size() == limits.maxHeaders) return Refuse(431, "too many request headers");
-    h.headers.emplace_back(name, value);
-
-    if (EqualsIgnoringCase(name, "Content-Length")) {
-      size_t n = 0;
-      auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-      if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
-        return Refuse(400, "malformed Content-Length");
-      }
-      if (hasLength && n != h.contentLength) return Refuse(400, "conflicting Content-Lengths");
-      hasLength = true;
-      h.contentLength = n;
-    } else if (EqualsIgnoringCase(name, "Transfer-Encoding")) {
-      return Refuse(411,
-                    "a request body needs a Content-Length; Transfer-Encoding is not accepted");
-    } else if (EqualsIgnoringCase(name, "Connection")) {
-      if (ListsToken(value, "close")) h.keepAlive = false;
-      if (ListsToken(value, "keep-alive") && version == "HTTP/1.0") h.keepAlive = true;
-    } else if (EqualsIgnoringCase(name, "Expect")) {
-      if (!EqualsIgnoringCase(value, "100-continue")) return Refuse(417, "unsupported Expect");
-      h.expectContinue = true;
-    }
-  }
-  const bool carriesBody = h.method == "POST" || h.method == "PUT" || h.method == "PATCH";
-  if (carriesBody && !hasLength) return Refuse(411, "a request body needs a Content-Length");
-  if (h.contentLength > limits.maxBodyBytes) {
-    return Refuse(413, "request body of " + std::to_string(h.contentLength) +
-                           " bytes is over the limit of " + std::to_string(limits.maxBodyBytes));
-  }
-  p.state = HeadParse::State::kComplete;
-  return p;
 }
 
 std::optional<std::string> QueryParam(std::string_view query, std::string_view name) {

@@ -1,6 +1,6 @@
-// HTTP/1.1 as gpugate's event-driven server speaks it: a request's head parsed from the bytes
-// read so far, and a response written as one buffer. Pure functions over bytes, so every framing
-// rule is tested without a socket (http_message_test.cc).
+// HTTP/1.1 as gpugate's event-driven server speaks it: a request's head (parsed by
+// head_parser.h), query parameters, and a response written as one buffer. Pure functions over
+// bytes, tested without a socket (http_message_test.cc, head_parser_test.cc).
 #pragma once
 
 #include <cstddef>
@@ -13,7 +13,7 @@
 
 namespace gpugate::transport {
 
-// A request's head. Every view points into the buffer given to ParseRequestHead.
+// A request's head. Every view points into the connection's buffer (HeadParser::Head).
 struct RequestHead {
   std::string_view method;  // "POST"
   std::string_view path;    // "/validate", without the query
@@ -28,29 +28,6 @@ struct RequestHead {
   std::string_view Header(std::string_view name) const;
   bool HasHeader(std::string_view name) const;
 };
-
-// How the bytes received so far stand.
-struct HeadParse {
-  enum class State { kIncomplete, kComplete, kRefused };
-  State state = State::kIncomplete;
-  RequestHead head;    // kComplete
-  int status = 0;      // kRefused: the status to answer before closing the connection
-  std::string reason;  // kRefused: plain text, ending in a newline
-};
-
-struct HeadLimits {
-  size_t maxHeadBytes = 64 << 10;   // request line and headers; over it: 431
-  size_t maxHeaders = 100;          // over it: 431
-  size_t maxTargetBytes = 8 << 10;  // path and query; over it: 414
-  size_t maxBodyBytes = 8 << 20;    // a larger Content-Length: 413, the body never read
-};
-
-// Parses the head at the start of `bytes`. kIncomplete until the blank line has arrived (or the
-// head is already over its limit). Refuses what it cannot frame safely: a malformed request
-// line or header, an HTTP version other than 1.0/1.1, a Transfer-Encoding (411: every caller
-// gpugate serves sends a Content-Length), a body-carrying method without a Content-Length
-// (411), conflicting or malformed Content-Lengths (400), and a body over the cap (413).
-HeadParse ParseRequestHead(std::string_view bytes, const HeadLimits& limits);
 
 // The value of query parameter `name` in `query` ("a=1&timeout=5s"), percent-decoded, or
 // nullopt when absent. `+` stands for a space, as in HTML forms.

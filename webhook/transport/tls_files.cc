@@ -2,79 +2,24 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/pem.h>
 
 #include <algorithm>
 #include <ctime>
 #include <limits>
 #include <vector>
 
+#include "tls/pem.h"
+
 namespace gpugate::transport {
 namespace {
 
-using BioPtr = std::unique_ptr<BIO, decltype(&BIO_free)>;
-using X509Ptr = std::unique_ptr<X509, OpenSslFree>;
+using tls::DrainOpenSslErrors;
 
-BioPtr MemoryBio(std::string_view text) {
-  return BioPtr(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())), BIO_free);
-}
-
-// The thread's queued OpenSSL errors, "; "-joined; the queue is left empty.
-std::string OpenSslErrors() {
-  std::string out;
-  char buf[256];
-  for (unsigned long e = ERR_get_error(); e != 0; e = ERR_get_error()) {
-    ERR_error_string_n(e, buf, sizeof buf);
-    out += (out.empty() ? "" : "; ") + std::string(buf);
-  }
-  return out.empty() ? "unknown OpenSSL error" : out;
-}
-
-// True when the last queued error only says the PEM text has no further block, which is how
-// reading a sequence of PEM blocks ends.
-bool OnlyNoMoreBlocks() {
-  unsigned long e = ERR_peek_last_error();
-  return e == 0 || (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE);
-}
-
-// Every certificate in `pem`, in order; other PEM blocks are skipped. A block that is there but
-// does not decode is an error, not the end of the list.
-Result<std::vector<X509Ptr>> ReadCertificates(std::string_view pem, const std::string& what) {
-  ERR_clear_error();
-  BioPtr bio = MemoryBio(pem);
-  if (!bio) return Fail(what + ": " + OpenSslErrors());
-  std::vector<X509Ptr> certs;
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
-    certs.emplace_back(cert);
-  }
-  if (!OnlyNoMoreBlocks()) return Fail(what + ": " + OpenSslErrors());
-  ERR_clear_error();
-  if (certs.empty()) return Fail(what + ": no certificate found");
+// `what`: the file's setting and path, "tls.certFile /etc/gpugate/tls/tls.crt".
+Result<std::vector<tls::X509Ptr>> ReadCertificates(std::string_view pem, const std::string& what) {
+  auto certs = tls::ParseCertificates(pem);
+  if (!certs) return Fail(what + ": " + certs.error().message);
   return certs;
-}
-
-// A passphrase callback that has none: an encrypted key fails to load instead of OpenSSL's
-// default prompting on a terminal.
-int NoPassphrase(char*, int, int, void*) { return -1; }
-
-Result<std::unique_ptr<EVP_PKEY, OpenSslFree>> ReadKey(std::string_view pem,
-                                                       const std::string& what) {
-  ERR_clear_error();
-  BioPtr bio = MemoryBio(pem);
-  EVP_PKEY* key =
-      bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, NoPassphrase, nullptr) : nullptr;
-  if (!key) {
-    // OpenSSL 3's key decoders say "unsupported" for every failure, so the text itself tells
-    // a missing key from one that is there and does not decode.
-    ERR_clear_error();
-    if (pem.find("PRIVATE KEY-----") == std::string_view::npos) {
-      return Fail(what + ": no private key found");
-    }
-    return Fail(what +
-                ": the private key does not decode (damaged, encrypted, or of a type "
-                "OpenSSL does not support)");
-  }
-  return std::unique_ptr<EVP_PKEY, OpenSslFree>(key);
 }
 
 int64_t UnixSeconds(const ASN1_TIME* t) {
@@ -96,8 +41,8 @@ Result<std::shared_ptr<const ServingPair>> ParseServingPair(std::string_view cer
                                                             const std::string& keyFile) {
   auto certs = ReadCertificates(certPem, "tls.certFile " + certFile);
   if (!certs) return std::unexpected(certs.error());
-  auto key = ReadKey(keyPem, "tls.keyFile " + keyFile);
-  if (!key) return std::unexpected(key.error());
+  auto key = tls::ParsePrivateKey(keyPem);
+  if (!key) return Fail("tls.keyFile " + keyFile + ": " + key.error().message);
   auto pair = std::make_shared<ServingPair>();
   pair->leaf = std::move(certs->front());
   if (X509_check_private_key(pair->leaf.get(), key->get()) != 1) {
@@ -106,10 +51,10 @@ Result<std::shared_ptr<const ServingPair>> ParseServingPair(std::string_view cer
   }
   pair->key = std::move(*key);
   pair->chain.reset(sk_X509_new_null());
-  if (!pair->chain) return Fail("tls.certFile " + certFile + ": " + OpenSslErrors());
+  if (!pair->chain) return Fail("tls.certFile " + certFile + ": " + DrainOpenSslErrors());
   for (size_t i = 1; i < certs->size(); ++i) {
     if (sk_X509_push(pair->chain.get(), (*certs)[i].get()) == 0) {
-      return Fail("tls.certFile " + certFile + ": " + OpenSslErrors());
+      return Fail("tls.certFile " + certFile + ": " + DrainOpenSslErrors());
     }
     (*certs)[i].release();  // now owned by the chain
   }
@@ -126,13 +71,13 @@ Result<std::shared_ptr<const ClientCa>> ParseClientCa(std::string_view pem,
   auto ca = std::make_shared<ClientCa>();
   ca->store.reset(X509_STORE_new());
   ca->names.reset(sk_X509_NAME_new_null());
-  if (!ca->store || !ca->names) return Fail(what + ": " + OpenSslErrors());
+  if (!ca->store || !ca->names) return Fail(what + ": " + DrainOpenSslErrors());
   ca->earliestNotAfter = std::numeric_limits<int64_t>::max();
-  for (const X509Ptr& cert : *certs) {
+  for (const tls::X509Ptr& cert : *certs) {
     // The store takes its own reference; a name is copied. A certificate listed twice is
     // accepted by the store and advertised once.
     if (X509_STORE_add_cert(ca->store.get(), cert.get()) != 1) {
-      return Fail(what + ": " + OpenSslErrors());
+      return Fail(what + ": " + DrainOpenSslErrors());
     }
     const X509_NAME* subject = X509_get_subject_name(cert.get());
     bool listed = false;
@@ -142,7 +87,7 @@ Result<std::shared_ptr<const ClientCa>> ParseClientCa(std::string_view pem,
     X509_NAME* name = listed ? nullptr : X509_NAME_dup(subject);
     if (!listed && (!name || sk_X509_NAME_push(ca->names.get(), name) == 0)) {
       X509_NAME_free(name);
-      return Fail(what + ": " + OpenSslErrors());
+      return Fail(what + ": " + DrainOpenSslErrors());
     }
     ca->earliestNotAfter =
         std::min(ca->earliestNotAfter, UnixSeconds(X509_get0_notAfter(cert.get())));
@@ -152,7 +97,7 @@ Result<std::shared_ptr<const ClientCa>> ParseClientCa(std::string_view pem,
 }
 
 std::string ContentDigest(std::initializer_list<std::string_view> parts) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  tls::MdCtxPtr ctx(EVP_MD_CTX_new());
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   bool ok = ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1;

@@ -4,9 +4,6 @@
 // when to read the files and which material is current.
 #pragma once
 
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -14,23 +11,16 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "tls/openssl_ptr.h"
 
 namespace gpugate::transport {
-
-struct OpenSslFree {
-  void operator()(X509* p) const { X509_free(p); }
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-  void operator()(STACK_OF(X509) * p) const { sk_X509_pop_free(p, X509_free); }
-  void operator()(X509_STORE* p) const { X509_STORE_free(p); }
-  void operator()(STACK_OF(X509_NAME) * p) const { sk_X509_NAME_pop_free(p, X509_NAME_free); }
-};
 
 // Shared as `shared_ptr<const ServingPair>`: never changed once parsed, so any number of
 // handshakes may install it at once (each SSL takes its own references).
 struct ServingPair {
-  std::unique_ptr<X509, OpenSslFree> leaf;
-  std::unique_ptr<STACK_OF(X509), OpenSslFree> chain;  // intermediates after the leaf; may be empty
-  std::unique_ptr<EVP_PKEY, OpenSslFree> key;
+  tls::X509Ptr leaf;
+  tls::CertificateStackPtr chain;  // intermediates after the leaf; may be empty
+  tls::PkeyPtr key;
   int64_t notAfter = 0;  // the leaf's, in Unix seconds
   std::string subject;   // the leaf's, one line, for logs
 };
@@ -38,7 +28,7 @@ struct ServingPair {
 // The certificates in `certPem` (leaf first, then its intermediates) and the private key in
 // `keyPem`, which must belong to the leaf. The file names are for messages, which read as
 // start-up reports them:
-//   tls.certFile /etc/gpugate/tls/tls.crt: no certificate found
+//   tls.certFile /etc/gpugate/tls/tls.crt: no PEM certificate found
 //   tls.keyFile /etc/gpugate/tls/tls.key does not match tls.certFile /etc/gpugate/tls/tls.crt
 Result<std::shared_ptr<const ServingPair>> ParseServingPair(std::string_view certPem,
                                                             std::string_view keyPem,
@@ -48,14 +38,14 @@ Result<std::shared_ptr<const ServingPair>> ParseServingPair(std::string_view cer
 // The CAs a caller's certificate may chain to: a verification store, and the names a
 // CertificateRequest advertises. Shared as `shared_ptr<const ClientCa>`, like ServingPair.
 struct ClientCa {
-  std::unique_ptr<X509_STORE, OpenSslFree> store;
-  std::unique_ptr<STACK_OF(X509_NAME), OpenSslFree> names;
+  tls::X509StorePtr store;
+  tls::NameStackPtr names;
   int count = 0;
   int64_t earliestNotAfter = 0;  // Unix seconds
 };
 
 // Every certificate in `pem`; at least one is required.
-//   tls.clientCAFile /etc/gpugate/client-ca/ca.crt: no certificate found
+//   tls.clientCAFile /etc/gpugate/client-ca/ca.crt: no PEM certificate found
 Result<std::shared_ptr<const ClientCa>> ParseClientCa(std::string_view pem,
                                                       const std::string& file);
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "certs/certificates.h"
+#include "tls/pem.h"
 
 namespace gpugate::transport {
 namespace {
@@ -27,11 +28,9 @@ certs::CertBundle Issue(const std::string& clientName = "") {
 
 // `keyPem` encrypted with a passphrase, as `openssl pkey -aes256` writes it.
 std::string EncryptedKey(const std::string& keyPem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> in(BIO_new_mem_buf(keyPem.data(), int(keyPem.size())),
-                                               BIO_free);
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-      PEM_read_bio_PrivateKey(in.get(), nullptr, nullptr, nullptr), EVP_PKEY_free);
-  std::unique_ptr<BIO, decltype(&BIO_free)> out(BIO_new(BIO_s_mem()), BIO_free);
+  tls::BioPtr in = tls::MemoryBio(keyPem);
+  tls::PkeyPtr key(PEM_read_bio_PrivateKey(in.get(), nullptr, nullptr, nullptr));
+  tls::BioPtr out(BIO_new(BIO_s_mem()));
   char pass[] = "secret";
   EXPECT_EQ(
       PEM_write_bio_PrivateKey(out.get(), key.get(), EVP_aes_256_cbc(), nullptr, 0, nullptr, pass),
@@ -69,7 +68,8 @@ TEST(ParseServingPair, RejectsEachBrokenFileNamingIt) {
   const std::string encrypted = EncryptedKey(b.serverKeyPem);
   ASSERT_TRUE(encrypted.starts_with("-----BEGIN ENCRYPTED PRIVATE KEY-----")) << encrypted;
   const std::string kUndecodable =
-      "tls.keyFile /t/tls.key: the private key does not decode (damaged, encrypted, or of a type "
+      "tls.keyFile /t/tls.key: the PEM private key does not decode (damaged, encrypted, or of a "
+      "type "
       "OpenSSL does not support)";
   struct Case {
     const char* name;
@@ -82,17 +82,17 @@ TEST(ParseServingPair, RejectsEachBrokenFileNamingIt) {
       {"CA certificate with the server key", b.caCertPem, b.serverKeyPem,
        "tls.keyFile /t/tls.key does not match tls.certFile /t/tls.crt", true},
       {"garbage certificate", "not a certificate\n", b.serverKeyPem,
-       "tls.certFile /t/tls.crt: no certificate found", true},
-      {"empty certificate", "", b.serverKeyPem, "tls.certFile /t/tls.crt: no certificate found",
+       "tls.certFile /t/tls.crt: no PEM certificate found", true},
+      {"empty certificate", "", b.serverKeyPem, "tls.certFile /t/tls.crt: no PEM certificate found",
        true},
       {"key where the certificate goes", b.serverKeyPem, b.serverKeyPem,
-       "tls.certFile /t/tls.crt: no certificate found", true},
+       "tls.certFile /t/tls.crt: no PEM certificate found", true},
       {"damaged certificate", Corrupted(b.serverCertPem), b.serverKeyPem,
-       "tls.certFile /t/tls.crt: error:", false},
-      {"garbage key", b.serverCertPem, "garbage", "tls.keyFile /t/tls.key: no private key found",
-       true},
+       "tls.certFile /t/tls.crt: malformed PEM certificate #1: error:", false},
+      {"garbage key", b.serverCertPem, "garbage",
+       "tls.keyFile /t/tls.key: no PEM private key found", true},
       {"certificate where the key goes", b.serverCertPem, b.serverCertPem,
-       "tls.keyFile /t/tls.key: no private key found", true},
+       "tls.keyFile /t/tls.key: no PEM private key found", true},
       {"damaged key", b.serverCertPem, Corrupted(b.serverKeyPem), kUndecodable, true},
       // Fails instead of prompting for a passphrase on a terminal.
       {"encrypted key", b.serverCertPem, encrypted, kUndecodable, true},
@@ -112,11 +112,9 @@ TEST(ParseServingPair, RejectsEachBrokenFileNamingIt) {
 
 // Verifies `leaf` against the parsed CAs as a server verifies a caller.
 int VerifyCaller(const ClientCa& ca, const std::string& leafPem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
-      BIO_new_mem_buf(leafPem.data(), int(leafPem.size())), BIO_free);
-  std::unique_ptr<X509, OpenSslFree> leaf(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-  std::unique_ptr<X509_STORE_CTX, decltype(&X509_STORE_CTX_free)> ctx(X509_STORE_CTX_new(),
-                                                                      X509_STORE_CTX_free);
+  tls::BioPtr bio = tls::MemoryBio(leafPem);
+  tls::X509Ptr leaf(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  tls::X509StoreCtxPtr ctx(X509_STORE_CTX_new());
   X509_STORE_CTX_init(ctx.get(), ca.store.get(), leaf.get(), nullptr);
   X509_STORE_CTX_set_purpose(ctx.get(), X509_PURPOSE_SSL_CLIENT);
   X509_verify_cert(ctx.get());
@@ -142,7 +140,7 @@ TEST(ParseClientCa, RejectsAFileWithoutCertificates) {
   for (std::string pem : {std::string(""), std::string("garbage\n"), Issue().serverKeyPem}) {
     auto ca = ParseClientCa(pem, "/t/ca.crt");
     ASSERT_FALSE(ca.has_value()) << pem;
-    EXPECT_EQ(ca.error().message, "tls.clientCAFile /t/ca.crt: no certificate found");
+    EXPECT_EQ(ca.error().message, "tls.clientCAFile /t/ca.crt: no PEM certificate found");
   }
 }
 

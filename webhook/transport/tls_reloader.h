@@ -3,8 +3,8 @@
 // and connections already open keep the pair they started with.
 //
 // The current material sits in atomically swapped shared pointers. A certificate callback
-// installs it in each handshake (SSL_CTX_set_cert_cb), so one SSL_CTX serves every pair;
-// cpp-httplib keeps its context for the server's life. A thread re-reads the files every
+// installs it in each handshake (SSL_CTX_set_cert_cb), so the one SSL_CTX the server makes
+// connections from for its whole life serves every pair. A thread re-reads the files every
 // interval and compares their contents: the kubelet updates a mounted Secret by swapping a
 // symlink to a new directory (`..data`), which inotify on the file itself never sees, and
 // reading through the path's symlinks sees any way of replacing a file. A changed set that does

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "certs/certificates.h"
+#include "tls/pem.h"
 #include "transport/client_auth.h"
 
 namespace gpugate::transport {
@@ -22,8 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using SslCtxPtr = std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)>;
-using SslPtr = std::unique_ptr<SSL, decltype(&SSL_free)>;
+using tls::SslCtxPtr;
+using tls::SslPtr;
 
 constexpr const char* kHost = "gpugate.gpugate-system.svc";
 
@@ -65,9 +66,8 @@ std::string Serial(X509* cert) {
 }
 
 std::string Serial(const std::string& pem) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), int(pem.size())),
-                                                BIO_free);
-  std::unique_ptr<X509, OpenSslFree> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  tls::BioPtr bio = tls::MemoryBio(pem);
+  tls::X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
   return Serial(cert.get());
 }
 
@@ -76,29 +76,25 @@ std::string Serial(const std::string& pem) {
 struct Handshake {
   bool ok = false;
   long clientVerify = X509_V_OK;  // the client's verdict on the server's certificate
-  SslPtr server{nullptr, SSL_free};
+  SslPtr server;
   std::string servedSerial;  // the certificate the client received
 };
 
 Handshake Connect(SSL_CTX* serverCtx, const std::string& trustedCaPem,
                   const std::string& clientCertPem = "", const std::string& clientKeyPem = "") {
-  SslCtxPtr clientCtx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
-  std::unique_ptr<BIO, decltype(&BIO_free)> caBio(
-      BIO_new_mem_buf(trustedCaPem.data(), int(trustedCaPem.size())), BIO_free);
-  std::unique_ptr<X509, OpenSslFree> ca(PEM_read_bio_X509(caBio.get(), nullptr, nullptr, nullptr));
+  SslCtxPtr clientCtx(SSL_CTX_new(TLS_client_method()));
+  tls::BioPtr caBio = tls::MemoryBio(trustedCaPem);
+  tls::X509Ptr ca(PEM_read_bio_X509(caBio.get(), nullptr, nullptr, nullptr));
   X509_STORE_add_cert(SSL_CTX_get_cert_store(clientCtx.get()), ca.get());
   SSL_CTX_set_verify(clientCtx.get(), SSL_VERIFY_PEER, nullptr);
   Handshake h;
   h.server.reset(SSL_new(serverCtx));
-  SslPtr client(SSL_new(clientCtx.get()), SSL_free);
+  SslPtr client(SSL_new(clientCtx.get()));
   if (!clientCertPem.empty()) {
-    std::unique_ptr<BIO, decltype(&BIO_free)> c(
-        BIO_new_mem_buf(clientCertPem.data(), int(clientCertPem.size())), BIO_free);
-    std::unique_ptr<BIO, decltype(&BIO_free)> k(
-        BIO_new_mem_buf(clientKeyPem.data(), int(clientKeyPem.size())), BIO_free);
-    std::unique_ptr<X509, OpenSslFree> cert(PEM_read_bio_X509(c.get(), nullptr, nullptr, nullptr));
-    std::unique_ptr<EVP_PKEY, OpenSslFree> key(
-        PEM_read_bio_PrivateKey(k.get(), nullptr, nullptr, nullptr));
+    tls::BioPtr c = tls::MemoryBio(clientCertPem);
+    tls::BioPtr k = tls::MemoryBio(clientKeyPem);
+    tls::X509Ptr cert(PEM_read_bio_X509(c.get(), nullptr, nullptr, nullptr));
+    tls::PkeyPtr key(PEM_read_bio_PrivateKey(k.get(), nullptr, nullptr, nullptr));
     EXPECT_EQ(SSL_use_certificate(client.get(), cert.get()), 1);
     EXPECT_EQ(SSL_use_PrivateKey(client.get(), key.get()), 1);
   }
@@ -126,7 +122,7 @@ Handshake Connect(SSL_CTX* serverCtx, const std::string& trustedCaPem,
 struct Served {
   Dir dir;
   std::unique_ptr<TlsReloader> reloader;
-  SslCtxPtr ctx{nullptr, SSL_CTX_free};
+  SslCtxPtr ctx;
 };
 
 // A reloader over tls.crt and tls.key from `bundle` (and ca.crt from `clientCa` when set), and
@@ -168,7 +164,7 @@ TEST(TlsReloader, LoadNamesTheFileThatFails) {
                                   .clientCaFile = dir.File("bad-ca.crt")});
   ASSERT_FALSE(badCa.has_value());
   EXPECT_EQ(badCa.error().message,
-            "tls.clientCAFile " + dir.File("bad-ca.crt") + ": no certificate found");
+            "tls.clientCAFile " + dir.File("bad-ca.crt") + ": no PEM certificate found");
 }
 
 TEST(TlsReloader, NewHandshakesGetAReplacedPairAndABrokenOneIsRejected) {
@@ -239,7 +235,7 @@ TEST(TlsReloader, FollowsTheKubeletsSymlinkSwap) {
   auto reloader =
       TlsReloader::Load({.certFile = dir.File("tls.crt"), .keyFile = dir.File("tls.key")});
   ASSERT_TRUE(reloader.has_value()) << reloader.error().message;
-  SslCtxPtr ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  SslCtxPtr ctx(SSL_CTX_new(TLS_server_method()));
   (*reloader)->Install(*ctx);
   EXPECT_EQ(Connect(ctx.get(), first.caCertPem).servedSerial, Serial(first.serverCertPem));
 

@@ -1,18 +1,13 @@
 // How gpugate's HTTPS server is tuned: keep-alive, deadlines, body cap, the listen backlog,
-// threads and the connection bound. transport::EventServer reads it; ApplyTuning applies the
-// same values to a cpp-httplib server, the benchmarks' floor (bench/load/floor_server.cc).
-// docs/decisions.md ("Transport") explains each value.
+// threads, the blocking workers and the connection bound. transport::EventServer reads it; the
+// load benchmarks' cpp-httplib floor applies the same values to that library
+// (bench/load/httplib_tuning.h). docs/decisions.md ("Transport") explains each value.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
-#include <memory>
 
 #include "transport/worker_pool.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace gpugate::transport {
 
@@ -35,11 +30,21 @@ struct Tuning {
   std::chrono::milliseconds headerTimeout = std::chrono::seconds(10);
   std::chrono::milliseconds bodyTimeout = std::chrono::seconds(10);
   std::chrono::milliseconds writeTimeout = std::chrono::seconds(10);
-  // cpp-httplib's per-read timeout (the floor only; EventServer has the deadlines above).
-  std::chrono::milliseconds readTimeout = std::chrono::seconds(10);
+  // How long an answer may take to make, from the end of its request (decoding, the rules, and a
+  // quota charge waiting on the API server or a journal fsync). A charge is answered within its
+  // review's ?timeout= (at most 30 s, the longest timeoutSeconds a webhook may set); past that
+  // no API server still waits, so a connection whose answer is not made by then is closed.
+  std::chrono::milliseconds handlingTimeout = std::chrono::seconds(30);
   // An AdmissionReview carries the object and, on UPDATE, the old object; etcd caps an object at
   // 1.5 MiB, so 8 MiB admits every real review and refuses anything absurd before parsing (413).
   size_t maxBodyBytes = 8 << 20;
+  // The most request bytes held in memory across all connections, beyond each connection's
+  // first 16 KiB (transport/byte_budget.h): a request that would take more is refused with 503
+  // and its connection closed, so peers declaring bodies they never finish cannot take the pod
+  // past its memory limit (512Mi; 128Mi in the local-ledger overlay). A quarter is kept for
+  // requests of at most 1 MiB, the API server's ordinary reviews. 64 MiB holds six 8 MiB bodies
+  // and, besides, hundreds of ordinary reviews at once.
+  size_t bufferedRequestBytes = 64 << 20;
   // Connections the kernel holds completed but not yet accepted. cpp-httplib listens with 5;
   // a burst of new connections beyond that has SYNs dropped and retried a second later.
   int listenBacklog = 1024;
@@ -56,7 +61,6 @@ struct Tuning {
   // beyond maxThreads they queue (and a charge that waited past its review's deadline answers
   // at once). Started on demand; idle ones retire.
   WorkerPoolOptions blockingWorkers{.coreThreads = 0, .maxThreads = 256, .stackBytes = 512 << 10};
-  WorkerPoolOptions workers;  // the floor's cpp-httplib worker pool
 };
 
 // The CPUs this process may run on (its affinity mask, so `taskset` and cgroup cpusets count),
@@ -67,11 +71,5 @@ size_t AvailableCpus();
 // lowering it) and returns the soft limit now in force. Containers commonly start with a soft
 // limit of 1,024, below maxConnections; a connection refused by it waits in the listen backlog.
 size_t RaiseOpenFileLimit(size_t wanted);
-
-// Applies `tuning` to a cpp-httplib `server` (the benchmarks' floor) (call before binding;
-// TCP_NODELAY is set on the listening socket and accepted sockets inherit it) and installs a
-// WorkerPool as its task queue. Returns the pool so the caller can read its stats; the server holds
-// a reference too. One listen per call: the pool is shut down when that listen returns.
-std::shared_ptr<WorkerPool> ApplyTuning(httplib::Server& server, const Tuning& tuning);
 
 }  // namespace gpugate::transport

@@ -69,7 +69,7 @@ void WorkerPool::Enqueue(std::function<void()> task) {
     LogLine("worker pool full")
         .Int("threads", static_cast<int64_t>(threads))
         .Int("maxThreads", static_cast<int64_t>(options_.maxThreads))
-        .Str("effect", "new connections wait until an open one closes; logged once")
+        .Str("effect", "tasks wait until a worker is free; logged once")
         .Warn();
   }
 }
@@ -104,7 +104,7 @@ bool WorkerPool::StartWorkerLocked() {
 
 void* WorkerPool::ThreadMain(void* p) {
   std::unique_ptr<StartArg> arg(static_cast<StartArg*>(p));
-  pthread_setname_np(pthread_self(), "gpugate-http");  // shows in top -H and gdb
+  pthread_setname_np(pthread_self(), "gpugate-worker");  // shows in top -H and gdb
   arg->pool->Run(arg->self);
   return nullptr;
 }

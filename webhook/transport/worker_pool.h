@@ -1,8 +1,10 @@
-// The threads that serve HTTPS connections. cpp-httplib runs each accepted connection as one task
-// that lasts the connection's whole keep-alive life, mostly spent idle between requests. A fixed
-// pool smaller than the number of open connections therefore starves: a new connection waits
-// until some idle kept-alive one times out. This pool grows instead: an idle worker takes a task,
-// else a new worker starts, up to a hard maximum; only there do tasks queue.
+// Threads for tasks that may block. EventServer's serving threads never wait, so an answer that
+// may (a quota charge waiting on the API server or a journal fsync: Response::blocking) is
+// finished here (Tuning::blockingWorkers). The pool grows instead of queueing: an idle worker
+// takes a task, else a new worker starts, up to a hard maximum; only there do tasks queue, and
+// workers above the core retire once idle. A fixed pool would make one slow charge delay
+// unrelated ones behind it. (The load benchmarks' cpp-httplib floor also uses one as that
+// library's task queue: bench/load/httplib_tuning.h.)
 //
 // Workers run on small stacks (pthread attributes; std::thread cannot set a stack size) and
 // report how much of them was ever touched, so the stack size is checked, not guessed.
@@ -40,8 +42,9 @@ struct WorkerStats {
 };
 
 // Thread-safe. Enqueue and Stats may be called from any thread; Shutdown from one thread, once
-// the producer (httplib's accept loop) has stopped. Workers inherit the signal mask of the
-// thread that constructs the pool or calls Enqueue, so block signals before either.
+// nothing enqueues any more (EventServer::Run calls it after its serving threads have returned).
+// Workers inherit the signal mask of the thread that constructs the pool or calls Enqueue, so
+// block signals before either.
 class WorkerPool {
  public:
   explicit WorkerPool(WorkerPoolOptions options);
@@ -51,7 +54,7 @@ class WorkerPool {
 
   // Runs `task` on an idle worker, else on a new one, else (at maxThreads) on the first worker
   // that frees up; the first time that happens it logs a warning. Must not be called after
-  // Shutdown (aborts: httplib never does).
+  // Shutdown (aborts).
   void Enqueue(std::function<void()> task);
   // Runs the tasks still queued, lets running ones finish, then joins every worker. Idempotent.
   void Shutdown();

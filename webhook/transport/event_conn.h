@@ -1,0 +1,65 @@
+// EventServer's connection state and the limits of a connection's turn, shared by the files that
+// make up the server (event_server.cc: listening, threads, deadlines; event_connection.cc: TLS
+// and a connection's turn; event_requests.cc: framing, handling, the request buffer). Internal
+// to EventServer: nothing else includes it.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "transport/event_server.h"
+#include "transport/head_parser.h"
+
+namespace gpugate::transport {
+
+constexpr size_t kReadChunk = 16 << 10;
+// A connection gives up its serving thread after this many answers, TLS records read or bytes
+// read in one turn, answered or not, and goes to the back of the queue: a peer that pipelines
+// requests, streams a large body or dribbles a head one byte per record cannot hold a thread
+// while probes and other connections wait. 16 records of 16 KiB take a 60 KB review in one turn.
+constexpr int kAnswersPerTurn = 32;
+constexpr int kReadsPerTurn = 16;
+constexpr size_t kBytesPerTurn = 256 << 10;
+// Answer buffers above this are given back once a connection is idle, so 256 idle connections
+// cost little more than their TLS state.
+constexpr size_t kKeepCapacity = 32 << 10;
+// A connection's first read chunk of request buffer is part of its fixed cost, like its TLS
+// state, bounded by maxConnections; what a request needs beyond it (a long head, a body) is held
+// from the request-byte budget. Idle connections keep at most this much, so they hold none.
+constexpr size_t kFreeInputBytes = kReadChunk;
+
+struct EventServer::Conn {
+  Conn(int socket, const HeadLimits& limits) : fd(socket), parser(limits) {}
+  const int fd;
+  SSL* ssl = nullptr;
+  // Read by the timekeeper under mu_, written by the owning thread.
+  std::atomic<int64_t> deadline{0};  // steady-clock ns; 0: none
+  std::atomic<uint8_t> phase{kHandshake};
+  // Handing the connection from one thread to the next goes through epoll, which orders the
+  // two but is invisible to ThreadSanitizer. The arming thread holds this across epoll_ctl and
+  // the woken thread takes it once before touching the connection: the same order, in terms
+  // the sanitizer checks, for two uncontended lock operations per turn.
+  std::mutex handoff;
+  bool shut = false;  // guarded by mu_: the timekeeper shut the socket down
+  // Owned by whichever thread epoll handed the connection to.
+  std::string in;      // bytes read and not yet consumed by a request
+  size_t charged = 0;  // of the request-byte budget: in's capacity beyond kFreeInputBytes
+  std::string out;     // an answer not yet fully written
+  size_t outOff = 0;
+  size_t served = 0;
+  HeadParser parser;  // the head of the request at the front of `in`
+  // The request being answered: what its answer's framing needs once the head's views are gone.
+  bool keepAlive = false;
+  bool headOnly = false;          // a HEAD request
+  size_t consumed = 0;            // its head and body bytes at the front of `in`
+  bool closeAfterWrite = false;   // close once `out` is written
+  bool lingerAfterWrite = false;  // with closeAfterWrite: the request was refused unread
+  size_t discarded = 0;           // bytes thrown away while lingering
+};
+
+}  // namespace gpugate::transport

@@ -1,0 +1,213 @@
+// A connection's turn on a serving thread: the TLS handshake, reading and serving what arrived,
+// writing answers, the linger after a refusal, and giving the thread up.
+#include <openssl/err.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <string_view>
+
+#include "transport/event_conn.h"
+#include "transport/event_server.h"
+
+namespace gpugate::transport {
+namespace {
+
+void ReleaseIfLarge(std::string& s) {
+  if (s.empty() && s.capacity() > kKeepCapacity) std::string().swap(s);
+}
+
+// SSL_get_error tells what the last TLS call did only if the thread's OpenSSL error queue was
+// empty before it: anything left there (by a handler, or the cluster layer's API client on this
+// thread) reads as SSL_ERROR_SSL and would close a healthy connection. So every TLS call on a
+// connection starts with an empty queue. Looking costs a fifth of clearing (18 ns against 101
+// on the development machine), and the queue is nearly always empty.
+void ClearErrors() {
+  if (ERR_peek_error() != 0) ERR_clear_error();
+}
+
+int TlsHandshake(SSL* ssl) {
+  ClearErrors();
+  return SSL_do_handshake(ssl);
+}
+
+int TlsRead(SSL* ssl, char* to, size_t room) {
+  ClearErrors();
+  return SSL_read(ssl, to, static_cast<int>(room));
+}
+
+int TlsWrite(SSL* ssl, std::string_view bytes) {
+  ClearErrors();
+  return SSL_write(ssl, bytes.data(), static_cast<int>(bytes.size()));
+}
+
+// close_notify, best effort: the socket closes either way.
+void TlsShutdown(SSL* ssl) {
+  ClearErrors();
+  SSL_shutdown(ssl);
+}
+
+}  // namespace
+
+void EventServer::Drive(Conn& c) {
+  { std::lock_guard handoff(c.handoff); }  // the thread that armed it is done with it
+  const uint8_t phase = c.phase.load(std::memory_order_relaxed);
+  if (phase == kLinger) return Linger(c);
+  if (phase == kHandshake && !Handshake(c)) return;
+  if (!c.out.empty() && !Flush(c)) return;
+  ReadAndServe(c);
+}
+
+bool EventServer::Handshake(Conn& c) {
+  int rc = TlsHandshake(c.ssl);
+  if (rc == 1) {
+    SetPhase(c, kIdle);
+    return true;
+  }
+  switch (SSL_get_error(c.ssl, rc)) {
+    case SSL_ERROR_WANT_READ:
+      Arm(c, EPOLLIN);
+      break;
+    case SSL_ERROR_WANT_WRITE:
+      Arm(c, EPOLLOUT);
+      break;
+    default:
+      Close(c);
+      break;  // not TLS, refused, or gone: nothing to answer
+  }
+  return false;
+}
+
+bool EventServer::Flush(Conn& c) {
+  while (c.outOff < c.out.size()) {
+    int n = TlsWrite(c.ssl, std::string_view(c.out).substr(c.outOff));
+    if (n > 0) {
+      c.outOff += static_cast<size_t>(n);
+      continue;
+    }
+    switch (SSL_get_error(c.ssl, n)) {
+      case SSL_ERROR_WANT_WRITE:
+        SetPhase(c, kWriting);
+        Arm(c, EPOLLOUT);
+        break;
+      case SSL_ERROR_WANT_READ:  // the answer waits on a TLS record from the peer
+        SetPhase(c, kWriting);
+        Arm(c, EPOLLIN);
+        break;
+      default:
+        Close(c);
+        break;  // the peer left
+    }
+    return false;
+  }
+  c.out.clear();
+  c.outOff = 0;
+  ReleaseIfLarge(c.out);
+  if (c.closeAfterWrite) {
+    TlsShutdown(c.ssl);
+    if (c.lingerAfterWrite) {
+      Linger(c);
+    } else {
+      Close(c);
+    }
+    return false;
+  }
+  return true;
+}
+
+// A refused request's body was never read, and the peer may still be sending it: closing now
+// would make the kernel answer those bytes with a reset, which can destroy the refusal before
+// the peer reads it. So stop writing, read and discard (raw bytes: TLS is over) until the peer
+// closes, up to twice the body cap or the body deadline, then close.
+void EventServer::Linger(Conn& c) {
+  if (c.phase.load(std::memory_order_relaxed) != kLinger) {
+    ::shutdown(c.fd, SHUT_WR);
+    c.in.clear();
+    ShrinkInput(c);
+    SetPhase(c, kLinger);
+  }
+  char sink[16 << 10];
+  for (;;) {
+    ssize_t n = ::read(c.fd, sink, sizeof sink);
+    if (n > 0) {
+      c.discarded += static_cast<size_t>(n);
+      if (c.discarded > 2 * tuning_.maxBodyBytes) break;
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      Arm(c, EPOLLIN);
+      return;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;  // the peer closed, or the socket failed
+  }
+  Close(c);
+}
+
+bool EventServer::ReadAndServe(Conn& c) {
+  int answers = 0;
+  int reads = 0;
+  size_t bytes = 0;
+  for (;;) {
+    if (!ServeBuffered(c)) return false;
+    if (!c.out.empty()) {
+      if (!Flush(c)) return false;
+      if (++answers >= kAnswersPerTurn) return Yield(c);
+      continue;  // another whole request may be buffered
+    }
+    if (reads >= kReadsPerTurn || bytes >= kBytesPerTurn) return Yield(c);
+    // Need more bytes. A body has its room already (Frame); a head grows a chunk at a time.
+    if (c.in.capacity() - c.in.size() < kReadChunk &&
+        c.parser.state() == HeadParser::State::kIncomplete &&
+        !GrowInput(c, c.in.size() + kReadChunk, 0)) {
+      c.headOnly = false;
+      QueueAnswer(c, OverBudget(), /*refused=*/true);
+      continue;  // to write the refusal
+    }
+    size_t room = c.in.capacity() - c.in.size();
+    int n = 0;
+    c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
+      n = TlsRead(c.ssl, p + size - room, room);
+      return size - room + static_cast<size_t>(n > 0 ? n : 0);
+    });
+    if (n > 0) {
+      ++reads;
+      bytes += static_cast<size_t>(n);
+      continue;
+    }
+    switch (SSL_get_error(c.ssl, n)) {
+      case SSL_ERROR_WANT_READ:
+        if (c.in.empty()) {
+          SetPhase(c, kIdle);
+          ShrinkInput(c);
+        }
+        Arm(c, EPOLLIN);
+        break;
+      case SSL_ERROR_WANT_WRITE:
+        Arm(c, EPOLLOUT);
+        break;
+      case SSL_ERROR_ZERO_RETURN:  // close_notify
+        TlsShutdown(c.ssl);
+        Close(c);
+        break;
+      default:
+        Close(c);
+        break;  // reset, end of file, or a TLS error
+    }
+    return false;
+  }
+}
+
+// Gives the thread to the connections waiting behind this one. Either event fires at once if
+// there is work left (bytes in the socket, or a writable socket for requests already buffered,
+// which the next turn serves before reading), and puts the connection at the back of epoll's
+// ready list.
+bool EventServer::Yield(Conn& c) {
+  ++yields_;
+  Arm(c, EPOLLIN | EPOLLOUT);
+  return false;
+}
+
+}  // namespace gpugate::transport

@@ -1,0 +1,172 @@
+// A request at the front of a connection's buffer: framed (the head parser, the head check, the
+// budget for its bytes), handled, and its answer queued; answers that may block finish on the
+// blocking workers.
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "transport/event_conn.h"
+#include "transport/event_server.h"
+#include "transport/log.h"
+
+namespace gpugate::transport {
+
+bool EventServer::ServeBuffered(Conn& c) {
+  if (c.in.empty()) return true;
+  Response res;
+  switch (Frame(c, res)) {
+    case Next::kMoreBytes:
+      return true;
+    case Next::kRefuse:
+      QueueAnswer(c, res, /*refused=*/true);
+      return true;
+    case Next::kServe:
+      break;
+  }
+  SetPhase(c, kHandling, /*restart=*/true);       // each request's answer has the whole deadline
+  const RequestHead& head = c.parser.Head(c.in);  // its views into the buffer as it is now
+  Request req{head, std::string_view(c.in).substr(head.headBytes, head.contentLength), c.ssl};
+  try {
+    handler_(req, res);
+  } catch (const std::exception& e) {
+    res = Response{};
+    res.Set(500, "internal error\n");
+    LogLine("handler failed").Str("path", head.path).Str("error", e.what()).Error();
+  }
+  if (res.blocking) {
+    std::function<void(Response&)> rest = std::move(res.blocking);
+    res.blocking = nullptr;
+    FinishBlocking(c, std::move(rest), std::move(res));
+    return false;
+  }
+  ++requests_;
+  QueueAnswer(c, res, /*refused=*/false);
+  return true;
+}
+
+// Feeds the head parser what arrived since the last call (it never looks at a byte twice), then
+// waits for the whole body. The head check, and an interim 100 Continue, come once per request,
+// when its head is complete.
+EventServer::Next EventServer::Frame(Conn& c, Response& res) {
+  if (c.parser.state() == HeadParser::State::kIncomplete) {
+    const uint64_t before = c.parser.scanned();
+    const HeadParser::State state = c.parser.Feed(c.in);
+    headBytesScanned_.fetch_add(c.parser.scanned() - before, std::memory_order_relaxed);
+    if (state == HeadParser::State::kIncomplete) {
+      SetPhase(c, kHeaders);  // the headers deadline runs from the request's first bytes
+      return Next::kMoreBytes;
+    }
+    if (state == HeadParser::State::kRefused) {
+      res.Set(c.parser.status(), c.parser.reason());
+      c.headOnly = false;
+      return Next::kRefuse;
+    }
+    const RequestHead& head = c.parser.Head(c.in);
+    c.keepAlive = head.keepAlive;
+    c.headOnly = head.method == "HEAD";
+    c.consumed = head.headBytes + head.contentLength;
+    const bool expectContinue = head.expectContinue;
+    if (check_(Request{head, {}, c.ssl}, res)) return Next::kRefuse;
+    // The whole request's room, from the budget, before the body is read or asked for.
+    if (!GrowInput(c, c.consumed, c.consumed)) {
+      res = OverBudget();
+      return Next::kRefuse;
+    }
+    if (expectContinue && c.in.size() < c.consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+  }
+  if (c.in.size() < c.consumed) {
+    SetPhase(c, kBody);  // from the end of the headers, for the whole body
+    return Next::kMoreBytes;
+  }
+  return Next::kServe;
+}
+
+// On a blocking worker, which owns the connection meanwhile: nothing else touches it until it is
+// re-armed, so the request's bytes (which `rest` may view) stay put.
+void EventServer::FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res) {
+  blocking_.Enqueue([this, &c, rest = std::move(rest), res = std::move(res)]() mutable {
+    try {
+      rest(res);
+    } catch (const std::exception& e) {
+      res = Response{};
+      res.Set(500, "internal error\n");
+      LogLine("handler failed").Str("error", e.what()).Error();
+    }
+    ++requests_;
+    QueueAnswer(c, res, /*refused=*/false);
+    Arm(c, EPOLLOUT);  // a serving thread writes it; `c` is not ours after this
+  });
+}
+
+// Frames `res` into c's output and consumes its request from c's input.
+void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
+  // Stop() sets draining_ too: after it, every answer ends its connection.
+  const bool close = refused || res.close || !c.keepAlive || draining_ ||
+                     ++c.served >= tuning_.keepAliveMaxRequests;
+  WriteResponse(res, close, c.headOnly, c.out);
+  c.closeAfterWrite = close;
+  c.lingerAfterWrite = refused;
+  c.parser.Reset();
+  if (close) {
+    c.in.clear();  // what follows a refused head is not a request we can frame
+  } else {
+    c.in.erase(0, c.consumed);
+  }
+  ShrinkInput(c);
+}
+
+// Grows c's request buffer to `capacity` bytes, for a request of `requestBytes` in all (0 while
+// its size is unknown), taking what it holds beyond kFreeInputBytes from the budget; false, and
+// nothing changed, when the budget has no room for it.
+bool EventServer::GrowInput(Conn& c, size_t capacity, size_t requestBytes) {
+  if (c.in.capacity() >= capacity) return true;
+  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
+  if (charge > c.charged && !budget_.TryTake(charge - c.charged, requestBytes)) {
+    ++overBudget_;
+    return false;
+  }
+  // A fresh string reserves exactly what is asked for (growing one in place may double it).
+  std::string grown;
+  grown.reserve(capacity);
+  grown.append(c.in);
+  c.in.swap(grown);
+  c.charged = std::max(charge, c.charged);
+  Recharge(c);
+  return true;
+}
+
+// After a request is consumed, or the connection idles: a buffer larger than its free part is
+// given back when what it still holds (a pipelined request's start) fits in a free one.
+void EventServer::ShrinkInput(Conn& c) {
+  if (c.in.capacity() <= kFreeInputBytes || c.in.size() > kFreeInputBytes) return;
+  std::string small;
+  if (!c.in.empty()) {
+    small.reserve(kFreeInputBytes);
+    small.append(c.in);
+  }
+  c.in.swap(small);
+  Recharge(c);
+}
+
+// Settles c's share of the budget with its buffer's capacity now.
+void EventServer::Recharge(Conn& c) {
+  const size_t capacity = c.in.capacity();
+  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
+  if (charge > c.charged) budget_.Take(charge - c.charged);
+  if (charge < c.charged) budget_.Give(c.charged - charge);
+  c.charged = charge;
+}
+
+// The refusal of a request the budget has no room for.
+Response EventServer::OverBudget() {
+  Response res;
+  res.Set(503, "the server holds as many request bytes as it may; try again\n");
+  res.headers.emplace_back("Retry-After", "1");
+  return res;
+}
+
+}  // namespace gpugate::transport
