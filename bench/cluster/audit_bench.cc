@@ -20,7 +20,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <vector>
 
 #include "replica.h"
@@ -53,13 +52,6 @@ struct Run {
             << "usage: gpugate_audit_bench --gpugate PATH [--pods N,N,...] "
                "[--chunk-sizes N,N,...] [--bad-every N] [--pod FILE]\n";
   std::exit(2);
-}
-
-std::vector<size_t> ParseCounts(const std::string& text) {
-  std::vector<size_t> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoul(item));
-  return out;
 }
 
 Options ParseArgs(int argc, char** argv) {

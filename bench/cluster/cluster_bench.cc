@@ -17,7 +17,6 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -54,13 +53,6 @@ struct Figures {
             << "usage: gpugate_cluster_bench --replica LABEL=GPUGATE [--replica ...] "
                "[--pods N,N,...] [--events N] [--gpu-every N] [--pod FILE] [--csv FILE]\n";
   std::exit(2);
-}
-
-std::vector<size_t> ParseCounts(const std::string& text) {
-  std::vector<size_t> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoul(item));
-  return out;
 }
 
 Options ParseArgs(int argc, char** argv) {

@@ -144,4 +144,11 @@ std::chrono::duration<double> Replica::CpuTime() const {
   return std::chrono::duration<double>(static_cast<double>(ticks) / sysconf(_SC_CLK_TCK));
 }
 
+std::vector<size_t> ParseCounts(const std::string& text) {
+  std::vector<size_t> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoul(item));
+  return out;
+}
+
 }  // namespace gpugate::bench

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
@@ -60,5 +61,8 @@ Status MakeCertificates(const std::string& binary, const std::string& dir);
 // and dir/gpugate.yaml in cluster mode with it; `extraCluster` is more of the cluster: section
 // ("  reconcileInterval: 1s\n").
 void WriteClusterConfig(const std::string& dir, int apiPort, const std::string& extraCluster = "");
+
+// A flag's comma-separated counts: "10000,30000" -> {10000, 30000}.
+std::vector<size_t> ParseCounts(const std::string& text);
 
 }  // namespace gpugate::bench

@@ -13,6 +13,7 @@
 #include "gpugate_process.h"
 #include "review_builder.h"
 #include "standin/standin.h"
+#include "standin_cluster.h"
 
 namespace gpugate::testing {
 namespace {
@@ -22,75 +23,30 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
 
-// Polls `done` until it holds or `timeout` passes: the system under test is asynchronous (watch
-// events, reconciliation), so a bounded wait for an observable outcome is the honest check.
-template <typename F>
-bool Eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
-  auto deadline = Clock::now() + timeout;
-  while (Clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
-}
-
 // How quickly the replicas give up on a charge whose pod never appears, and how often they
 // reconcile. Two seconds of grace leave a burst of 60 admissions time to be stored.
 constexpr char kUsualTiming[] = "  reservationGraceSeconds: 2\n  reconcileIntervalSeconds: 1\n";
 
-class Cluster {
+// A stand-in API server with a ResourceQuota limiting team-a to `limit` GPUs; `timing` is the
+// replicas' cluster.reservationGrace* and cluster.reconcileInterval* keys, `api` the stand-in's
+// options.
+class Cluster : public StandInCluster {
  public:
-  // A stand-in API server with a ResourceQuota limiting team-a to `limit` GPUs; `timing` is the
-  // replicas' cluster.reservationGrace* and cluster.reconcileInterval* keys.
-  // `api`: the stand-in's options (its certificate is filled in).
   explicit Cluster(int limit, const std::string& timing = kUsualTiming,
-                   StandInApiServer::Options api = {}) {
-    Exit certs = RunGpugate({"certs", "--out", dir_.path(), "--host", "127.0.0.1"});
-    EXPECT_EQ(certs.code, 0) << certs.output;
-    api.certFile = dir_.File("tls.crt");
-    api.keyFile = dir_.File("tls.key");
-    api_ = std::make_unique<StandInApiServer>(std::move(api));
-    int port = api_->Start();
-    dir_.Write("kubeconfig",
-               "apiVersion: v1\nkind: Config\nclusters:\n- name: standin\n  cluster:\n"
-               "    server: https://127.0.0.1:" +
-                   std::to_string(port) + "\n" +
-                   "    certificate-authority: " + dir_.File("ca.crt") + "\n" +
-                   "users:\n- name: gpugate\n  user:\n    token: stand-in-token\n"
-                   "contexts:\n- name: standin\n  context: {cluster: standin, user: gpugate}\n"
-                   "current-context: standin\n");
-    dir_.Write("gpugate.yaml", "cluster:\n  enabled: true\n  kubeconfig: " +
-                                   dir_.File("kubeconfig") + "\n" + timing);
-    api_->Create("/api/v1/namespaces/team-a/resourcequotas",
-                 {{"apiVersion", "v1"},
-                  {"kind", "ResourceQuota"},
-                  {"metadata", {{"name", "gpus"}}},
-                  {"spec", {{"hard", {{"requests.nvidia.com/gpu", std::to_string(limit)}}}}}});
-  }
-
-  // Starts a replica and waits until it reports ready (first full sync with the API).
-  GpugateServer& AddReplica() {
-    replicas_.push_back(std::make_unique<GpugateServer>(
-        std::vector<std::string>{"--config", dir_.File("gpugate.yaml")}));
-    GpugateServer& r = *replicas_.back();
-    EXPECT_TRUE(Eventually([&] {
-      auto res = r.Client()->Get("/readyz");
-      return res && res->status == 200;
-    })) << r.Logs();
-    return r;
+                   StandInApiServer::Options api = {})
+      : StandInCluster({.timing = timing, .api = std::move(api)}) {
+    LimitGpus("team-a", limit);
   }
 
   // Starts a replica whose token the API refuses, so it can never sync.
   GpugateServer& AddUnsyncedReplica() {
-    std::string config = ReadFile(dir_.File("kubeconfig"));
+    std::string config = ReadFile(dir().File("kubeconfig"));
     config.replace(config.find("stand-in-token"), 14, "wrong-token");
-    dir_.Write("bad-kubeconfig", config);
-    dir_.Write("bad.yaml",
-               "cluster:\n  enabled: true\n  kubeconfig: " + dir_.File("bad-kubeconfig") +
-                   "\nquota:\n  namespaces:\n" + "    team-a: {nvidia.com/gpu: 4}\n");
-    replicas_.push_back(std::make_unique<GpugateServer>(
-        std::vector<std::string>{"--config", dir_.File("bad.yaml")}));
-    return *replicas_.back();
+    dir().Write("bad-kubeconfig", config);
+    dir().Write("bad.yaml",
+                "cluster:\n  enabled: true\n  kubeconfig: " + dir().File("bad-kubeconfig") +
+                    "\nquota:\n  namespaces:\n" + "    team-a: {nvidia.com/gpu: 4}\n");
+    return StartReplica("bad.yaml");
   }
 
   // What the apiserver does after admission allowed a pod: store it.
@@ -98,17 +54,8 @@ class Cluster {
     json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", "1"}}}));
     pod["metadata"]["uid"] = uid;
     pod["status"] = {{"phase", "Running"}};
-    api_->Create(kPods, pod);
+    api().Create(kPods, pod);
   }
-
-  StandInApiServer& api() { return *api_; }
-  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
-  std::vector<std::unique_ptr<GpugateServer>>& replicas() { return replicas_; }
-
- private:
-  TempDir dir_;
-  std::unique_ptr<StandInApiServer> api_;
-  std::vector<std::unique_ptr<GpugateServer>> replicas_;
 };
 
 json Create(const std::string& name, const std::string& uid) {

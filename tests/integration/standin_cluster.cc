@@ -7,11 +7,12 @@ namespace gpugate::testing {
 
 using nlohmann::json;
 
-StandInCluster::StandInCluster(const std::string& configExtra) {
+StandInCluster::StandInCluster(StandInClusterOptions options) {
   Exit certs = RunGpugate({"certs", "--out", dir_.path(), "--host", "127.0.0.1"});
   EXPECT_EQ(certs.code, 0) << certs.output;
-  api_ = std::make_unique<StandInApiServer>(
-      StandInApiServer::Options{.certFile = dir_.File("tls.crt"), .keyFile = dir_.File("tls.key")});
+  options.api.certFile = dir_.File("tls.crt");
+  options.api.keyFile = dir_.File("tls.key");
+  api_ = std::make_unique<StandInApiServer>(std::move(options.api));
   int port = api_->Start();
   EXPECT_GT(port, 0);
   dir_.Write("kubeconfig",
@@ -22,14 +23,17 @@ StandInCluster::StandInCluster(const std::string& configExtra) {
                  "contexts:\n- name: standin\n  context: {cluster: standin, user: gpugate}\n"
                  "current-context: standin\n");
   dir_.Write("gpugate.yaml", "cluster:\n  enabled: true\n  kubeconfig: " + dir_.File("kubeconfig") +
-                                 "\n  reservationGrace: 2s\n  reconcileInterval: 1s\n" +
-                                 configExtra);
+                                 "\n" + options.timing + options.configExtra);
+}
+
+GpugateServer& StandInCluster::StartReplica(const std::string& configName) {
+  replicas_.push_back(
+      std::make_unique<GpugateServer>(std::vector<std::string>{"--config", dir_.File(configName)}));
+  return *replicas_.back();
 }
 
 GpugateServer& StandInCluster::AddReplica() {
-  replicas_.push_back(std::make_unique<GpugateServer>(
-      std::vector<std::string>{"--config", dir_.File("gpugate.yaml")}));
-  GpugateServer& r = *replicas_.back();
+  GpugateServer& r = StartReplica("gpugate.yaml");
   EXPECT_TRUE(Eventually([&] {
     auto res = r.Client()->Get("/readyz");
     return res && res->status == 200;

@@ -14,19 +14,35 @@
 
 namespace gpugate::testing {
 
+struct StandInClusterOptions {
+  // The replicas' cluster-section keys for timing: by default they reconcile every second, with
+  // a two-second reservation grace.
+  std::string timing = "  reservationGrace: 2s\n  reconcileInterval: 1s\n";
+  // YAML appended to the replicas' config after its cluster section (top-level keys such as
+  // modes:).
+  std::string configExtra;
+  StandInApiServer::Options api;  // the stand-in's behaviour; its certificate is filled in
+};
+
 class StandInCluster {
  public:
-  // `configExtra`: YAML appended to the replicas' config after its cluster section (top-level
-  // keys such as modes:). Reconciles every second, with a two-second reservation grace.
-  explicit StandInCluster(const std::string& configExtra = "");
+  explicit StandInCluster(const std::string& configExtra = "")
+      : StandInCluster(StandInClusterOptions{.configExtra = configExtra}) {}
+  explicit StandInCluster(StandInClusterOptions options);
 
   // Starts a replica and waits (up to 15 s) until it reports ready: its quota ledger and its
   // namespace watch have made their first list.
   GpugateServer& AddReplica();
+  // Starts a replica with the config file `configName` of dir(), without waiting for it.
+  GpugateServer& StartReplica(const std::string& configName);
 
   StandInApiServer& api() { return *api_; }
   // The kubeconfig that reaches the stand-in (as the replicas do), for commands run against it.
   std::string kubeconfig() const { return dir_.File("kubeconfig"); }
+  // Where the certificates, the kubeconfig and the replicas' gpugate.yaml are.
+  const TempDir& dir() const { return dir_; }
+  // Every replica started, in order; a test may kill and remove one.
+  std::vector<std::unique_ptr<GpugateServer>>& replicas() { return replicas_; }
 
   // Creates the Namespace `name` with `labels` (and kubernetes.io/metadata.name, as the API
   // server adds it), or replaces the labels of one that exists.

@@ -7,11 +7,10 @@
 namespace gpugate::admission {
 namespace {
 
-// "a100 (nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB), t4 (...)", for the flavors named.
-std::string Choices(const quota::QuotaConfig& config, const std::vector<std::string>& names) {
+// "a100 (nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB), t4 (...)": every configured flavor.
+std::string Choices(const quota::QuotaConfig& config) {
   std::string out;
   for (const policy::Flavor& f : config.flavors) {
-    if (std::find(names.begin(), names.end(), f.name) == names.end()) continue;
     if (!out.empty()) out += ", ";
     out += f.name + " (";
     for (size_t i = 0; i < f.nodeLabels.size(); ++i) {
@@ -54,15 +53,12 @@ std::optional<std::string> UnpinnedMessage(const policy::PodSpecView& spec, std:
   if (quota::PodCharge(spec, settings, config).empty()) return std::nullopt;  // not a GPU pod
   const std::string* fallback = DefaultFlavor(config, ns);
   if (fallback && !isPod) return std::nullopt;  // its pods will be pinned as they are created
-  std::vector<std::string> limited = LimitedFlavors(ledger, ns);
-  if (limited.empty()) return std::nullopt;
-  std::vector<std::string> all;
-  for (const policy::Flavor& f : config.flavors) all.push_back(f.name);
+  if (LimitedFlavors(ledger, ns).empty()) return std::nullopt;
   std::string message =
       spec.path + ": namespace " + std::string(ns) +
       " sets GPU quota per model, and this pod does not choose one: pin it with " + spec.path +
       ".nodeSelector, a required node affinity or the annotation " +
-      std::string(policy::kUseGpuTypeAnnotation) + " to one of " + Choices(config, all);
+      std::string(policy::kUseGpuTypeAnnotation) + " to one of " + Choices(config);
   if (fallback) {
     message += ". gpugate's mutating webhook pins such pods in " + std::string(ns) + " to " +
                *fallback +
