@@ -141,5 +141,37 @@ TEST_F(ModesLocal, MetricsCountEveryFindingByRuleAndModeAndTheLogShowsThem) {
       << server_->Logs();
 }
 
+// A finding too long for a warning (NVIDIA_VISIBLE_DEVICES naming four GPU UUIDs, 291
+// characters) in warn mode, before a short one: the user sees both, the long one in its short
+// form; its whole text is in the audit annotation and the log line.
+TEST_F(ModesLocal, ALongFindingIsSentShortAndHidesNothingWhileTheLogKeepsItWhole) {
+  json pod = Pod("uuids", "team-b", "1", true);
+  std::string uuids;
+  for (int i = 0; i < 4; ++i) {
+    uuids +=
+        (i ? "," : "") + std::string("GPU-8f2c1d3e-5a6b-4c7d-9e0f-1a2b3c4d5e6") + std::to_string(i);
+  }
+  pod["spec"]["containers"][0]["env"] = {{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", uuids}}};
+  const std::string whole = R"(spec.containers[0] "c0": env NVIDIA_VISIBLE_DEVICES ")" + uuids +
+                            R"(" bypasses the GPU device plugin; request a managed GPU resource )"
+                            "instead";
+  ASSERT_GT(whole.size(), 256u);
+  dir_.Write("warn.yaml", "modes: {default: warn}\n");
+  server_ =
+      std::make_unique<GpugateServer>(std::vector<std::string>{"--config", dir_.File("warn.yaml")});
+  json warned = Send("/validate", pod, "team-b");
+  EXPECT_EQ(warned["allowed"], true);
+  EXPECT_EQ(warned["warnings"],
+            json::array({R"(spec.containers[0] "c0": env NVIDIA_VISIBLE_DEVICES: remove it and )"
+                         "request a managed GPU resource (gpugate rule visible-devices-env; "
+                         "whole text in gpugate's log and audit annotations)",
+                         kPrivileged}));
+  EXPECT_EQ(warned["auditAnnotations"], json({{"warnings", whole}}));
+  const std::string logged =
+      "\"findings\":" +
+      json("warn visible-devices-env: " + whole + " | warn privileged-gpu: " + kPrivileged).dump();
+  EXPECT_TRUE(server_->WaitForLog(logged, std::chrono::seconds(5))) << server_->Logs();
+}
+
 }  // namespace
 }  // namespace gpugate::testing

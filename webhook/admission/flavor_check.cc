@@ -44,16 +44,19 @@ std::vector<std::string> LimitedFlavors(const quota::Accounting& ledger, std::st
   return out;
 }
 
-std::optional<std::string> UnpinnedMessage(const policy::PodSpecView& spec, std::string_view ns,
-                                           bool isPod, const policy::Settings& settings,
-                                           const quota::Accounting& ledger) {
+std::optional<review::RuleFinding> UnpinnedFinding(const policy::PodSpecView& spec,
+                                                   std::string_view ns, bool isPod,
+                                                   policy::Mode mode,
+                                                   const policy::Settings& settings,
+                                                   const quota::Accounting& ledger) {
   const quota::QuotaConfig& config = ledger.config();
   if (config.flavors.empty()) return std::nullopt;
   if (policy::PodFlavors(spec, config.flavors).pinned) return std::nullopt;
   if (quota::PodCharge(spec, settings, config).empty()) return std::nullopt;  // not a GPU pod
   const std::string* fallback = DefaultFlavor(config, ns);
   if (fallback && !isPod) return std::nullopt;  // its pods will be pinned as they are created
-  if (LimitedFlavors(ledger, ns).empty()) return std::nullopt;
+  const std::vector<std::string> limited = LimitedFlavors(ledger, ns);
+  if (limited.empty()) return std::nullopt;
   std::string message =
       spec.path + ": namespace " + std::string(ns) +
       " sets GPU quota per model, and this pod does not choose one: pin it with " + spec.path +
@@ -65,7 +68,14 @@ std::optional<std::string> UnpinnedMessage(const policy::PodSpecView& spec, std:
                ", but this one was not pinned: is the gpugate mutating webhook configured, and "
                "mutation on, for this namespace?";
   }
-  return message;
+  std::string names;
+  for (const policy::Flavor& f : config.flavors) names += (names.empty() ? "" : ", ") + f.name;
+  return review::RuleFinding{.rule = std::string(policy::kQuotaRule),
+                             .message = std::move(message),
+                             .mode = mode,
+                             .subject = spec.path + ".nodeSelector",
+                             .fix = "namespace " + std::string(ns) +
+                                    " sets GPU quota per model; pin this pod to one of " + names};
 }
 
 std::vector<std::pair<std::string, std::string>> DefaultFlavorPin(

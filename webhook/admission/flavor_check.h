@@ -14,19 +14,22 @@
 #include "policy/pod_view.h"
 #include "policy/settings.h"
 #include "quota/accounting.h"
+#include "review/notes.h"
 
 namespace gpugate::admission {
 
 // The flavors `ns` has a limit for (any "resource@flavor" hard limit), sorted.
 std::vector<std::string> LimitedFlavors(const quota::Accounting& ledger, std::string_view ns);
 
-// Why a GPU pod spec that pins no flavor, in `ns`, is refused (the quota rule's finding); nullopt
-// when it is pinned, not a GPU pod, or `ns` limits no flavor. `isPod`: a Pod, which /mutate
-// would have pinned had `ns` a default flavor; a pod template is allowed then, since its pods
-// will be pinned when created.
-std::optional<std::string> UnpinnedMessage(const policy::PodSpecView& spec, std::string_view ns,
-                                           bool isPod, const policy::Settings& settings,
-                                           const quota::Accounting& ledger);
+// Why a GPU pod spec that pins no flavor, in `ns`, is refused: the quota rule's finding (in
+// `mode`), with a short form for a warning; nullopt when it is pinned, not a GPU pod, or `ns`
+// limits no flavor. `isPod`: a Pod, which /mutate would have pinned had `ns` a default flavor; a
+// pod template is allowed then, since its pods will be pinned when created.
+std::optional<review::RuleFinding> UnpinnedFinding(const policy::PodSpecView& spec,
+                                                   std::string_view ns, bool isPod,
+                                                   policy::Mode mode,
+                                                   const policy::Settings& settings,
+                                                   const quota::Accounting& ledger);
 
 // The node labels /mutate adds to pin a GPU pod in `ns` to the namespace's default flavor; empty
 // when it has none, or the pod is pinned already (so mutation stays idempotent).

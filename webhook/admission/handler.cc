@@ -96,11 +96,13 @@ review::Decision Handler::Validate(const review::AdmissionRequest& request) cons
     const policy::Mode quotaMode =
         policy::ModeFor(settings_.modes, request.ns, policy::kQuotaRule, labels);
     for (const policy::PodSpecView& spec : request.object.podSpecs) {
-      auto unpinned = UnpinnedMessage(spec, request.ns, /*isPod=*/false, settings_, *ledger_);
+      auto unpinned =
+          UnpinnedFinding(spec, request.ns, /*isPod=*/false, quotaMode, settings_, *ledger_);
       if (!unpinned) continue;
-      verdict.findings.push_back({std::string(policy::kQuotaRule), *unpinned, quotaMode});
+      verdict.findings.push_back(*unpinned);
       if (quotaMode == policy::Mode::kDeny) {
-        return review::Denied("flavor-unpinned", *unpinned, review::NotesFor(verdict.findings));
+        return review::Denied("flavor-unpinned", unpinned->message,
+                              review::NotesFor(verdict.findings));
       }
     }
   }
@@ -137,10 +139,11 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request,
       policy::ModeFor(settings_.modes, request.ns, policy::kQuotaRule, labels);
   // A GPU pod that chooses no model where quota is set per model: refused in the quota rule's
   // deny mode; in warn or audit mode charged (to no model) and reported.
-  if (auto unpinned = UnpinnedMessage(*spec, request.ns, /*isPod=*/true, settings_, *ledger_)) {
-    findings.push_back({std::string(policy::kQuotaRule), *unpinned, quotaMode});
+  if (auto unpinned =
+          UnpinnedFinding(*spec, request.ns, /*isPod=*/true, quotaMode, settings_, *ledger_)) {
+    findings.push_back(*unpinned);
     if (quotaMode == policy::Mode::kDeny) {
-      return review::Denied("flavor-unpinned", *unpinned, review::NotesFor(findings));
+      return review::Denied("flavor-unpinned", unpinned->message, review::NotesFor(findings));
     }
   }
   quota::PodRef pod{request.ns,

@@ -33,7 +33,10 @@ RuleVerdict JudgeRules(const policy::ObjectView& object, const policy::Settings&
   RuleVerdict verdict;
   for (policy::Violation& v : policy::Validate(object, settings)) {
     policy::Mode mode = policy::ModeFor(settings.modes, ns, v.rule, labels);
-    verdict.findings.push_back({std::string(v.rule), std::move(v.message), mode});
+    verdict.findings.push_back({.rule = std::string(v.rule),
+                                .message = std::move(v.message),
+                                .mode = mode,
+                                .subject = std::move(v.subject)});
   }
   return verdict;
 }

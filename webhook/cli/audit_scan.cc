@@ -70,10 +70,9 @@ Skipped AuditObject(const nlohmann::json& object, const AuditKind& kind,
   const bool unpinnable = kind.IsPod() && !policy::MutatesIn(settings.modes, ns, labels);
   for (const policy::PodSpecView& spec : view.podSpecs) {
     if (kind.IsPod() && spec.pointer != "/spec") continue;  // as the handler charges a Pod
-    auto unpinned = admission::UnpinnedMessage(spec, ns, unpinnable, settings, context.quota);
-    if (unpinned) {
-      verdict.findings.push_back({std::string(policy::kQuotaRule), *unpinned, quotaMode});
-    }
+    auto unpinned =
+        admission::UnpinnedFinding(spec, ns, unpinnable, quotaMode, settings, context.quota);
+    if (unpinned) verdict.findings.push_back(std::move(*unpinned));
   }
   std::string kindName = kind.kind;
   if (kindName.empty()) {  // a custom resource: Job.batch.volcano.sh, apart from batch's Job

@@ -1,7 +1,7 @@
 // What `gpugate audit` lists and how it judges each object it lists: as the webhook would judge
 // its creation today (exempt namespaces, then the rules through admission::JudgeRules in each
 // rule's mode for the namespace and its labels, and quota per GPU model through
-// admission::UnpinnedMessage), so every message is the one /validate would send.
+// admission::UnpinnedFinding), so every message is the one /validate would send.
 #pragma once
 
 #include <map>

@@ -88,7 +88,7 @@ void CheckObject(manifest::ManifestObject&& manifest, const policy::Settings& se
   const review::Notes notes = review::NotesFor(verdict.findings);
   if (verdict.Denies()) {
     ++counts.denied;
-  } else if (!notes.warnings.empty()) {
+  } else if (!notes.warnings.empty()) {  // every warn-mode finding sends at least a summary
     ++counts.warned;
   } else if (!notes.auditAnnotations.empty()) {
     ++counts.audited;
@@ -110,6 +110,8 @@ void CheckObject(manifest::ManifestObject&& manifest, const policy::Settings& se
     if (w.mode == policy::Mode::kWarn) add(Severity::kWarn, w.rule, w.message);
   }
   for (const review::AuditAnnotation& a : notes.auditAnnotations) {
+    // The whole text of long warnings: listed above, one finding each.
+    if (a.key == review::kWarningsAnnotationKey) continue;
     add(Severity::kAudit, a.key, a.value);
   }
 }

@@ -24,9 +24,10 @@ void CheckCoreLimitAnnotation(const PodSpecView& pod, const Settings&,
                               std::vector<Violation>& out) {
   std::optional<std::string_view> value = pod.Annotation(kVcudaCoreLimitAnnotation);
   if (!value || IsPercent(*value)) return;
+  std::string field =
+      pod.metadataPath + ".annotations[" + std::string(kVcudaCoreLimitAnnotation) + "]";
   out.push_back({kCoreLimitAnnotationRule,
-                 pod.metadataPath + ".annotations[" + std::string(kVcudaCoreLimitAnnotation) +
-                     "] " + JsonQuote(*value) + " must be an integer from 1 to 100"});
+                 field + " " + JsonQuote(*value) + " must be an integer from 1 to 100", field});
 }
 
 }  // namespace gpugate::policy

@@ -16,8 +16,10 @@ void CheckMaxPerContainer(const PodSpecView& pod, const Settings& settings,
       std::optional<Quantity> q = ValidWholeQuantity(*v.text);
       int64_t max = *v.managed->maxPerContainer;
       if (!q || q->Compare(Quantity::FromInt(max)) <= 0) continue;
-      out.push_back({kMaxPerContainerRule, DescribeValue(pod, c, v) + " exceeds the maximum of " +
-                                               std::to_string(max) + " per container"});
+      out.push_back({kMaxPerContainerRule,
+                     DescribeValue(pod, c, v) + " exceeds the maximum of " + std::to_string(max) +
+                         " per container",
+                     DescribeField(pod, c, v)});
     }
   }
 }

@@ -14,7 +14,8 @@ void CheckPrivilegedGpu(const PodSpecView& pod, const Settings& settings,
     out.push_back({kPrivilegedGpuRule,
                    pod.ContainerLabel(c) +
                        ": privileged container in a pod that requests GPUs sees every GPU on the "
-                       "node"});
+                       "node",
+                   pod.ContainerLabel(c)});
   }
 }
 

@@ -17,16 +17,17 @@ void CheckRequestsEqualLimits(const PodSpecView& pod, const Settings& settings,
       if (!request) continue;  // whole-units reports it
       const QuantityText* limitText = c.Limit(v.resource);
       if (limitText == nullptr) {
-        out.push_back(
-            {kRequestsEqualLimitsRule,
-             DescribeValue(pod, c, v) + " has no limit; set the limit to the same value"});
+        out.push_back({kRequestsEqualLimitsRule,
+                       DescribeValue(pod, c, v) + " has no limit; set the limit to the same value",
+                       DescribeField(pod, c, v)});
         continue;
       }
       std::optional<Quantity> limit = ValidWholeQuantity(*limitText);
       if (limit && *limit != *request) {
         out.push_back(
             {kRequestsEqualLimitsRule,
-             DescribeValue(pod, c, v) + " must equal its limit " + JsonQuote(limitText->text)});
+             DescribeValue(pod, c, v) + " must equal its limit " + JsonQuote(limitText->text),
+             DescribeField(pod, c, v)});
       }
     }
   }

@@ -47,12 +47,17 @@ std::string_view UnitNoun(std::string_view resource) {
   return gpus ? "GPUs" : "units";
 }
 
-std::string DescribeValue(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v) {
+std::string DescribeField(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v) {
   std::string out = pod.ContainerLabel(c);
   out += ": ";
   out += v.resource;
   out += ' ';
   out += v.field;
+  return out;
+}
+
+std::string DescribeValue(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v) {
+  std::string out = DescribeField(pod, c, v);
   out += ' ';
   AppendJsonString(out, v.text->text);
   return out;

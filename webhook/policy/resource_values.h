@@ -39,6 +39,9 @@ std::optional<Quantity> ValidWholeQuantity(const QuantityText& text);
 // "volcano.sh/gpu-number"), else "units".
 std::string_view UnitNoun(std::string_view resource);
 
+// `spec.containers[1] "trainer": nvidia.com/gpu limit`: the subject of a resource finding.
+std::string DescribeField(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v);
+
 // `spec.containers[1] "trainer": nvidia.com/gpu limit "0.5"`: the start of most resource messages.
 std::string DescribeValue(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v);
 

@@ -16,6 +16,9 @@ namespace gpugate::policy {
 struct Violation {
   std::string_view rule;  // the rule's name, e.g. "whole-units"; used as the metrics reason
   std::string message;    // names the container, field, resource and value
+  // The container or field the message names, as it begins it (`spec.containers[0] "trainer":
+  // nvidia.com/gpu limit`): what a short form of a long message keeps (review/notes.h).
+  std::string subject;
 };
 
 using RuleCheck = void (*)(const PodSpecView& pod, const Settings& settings,
@@ -24,10 +27,14 @@ using RuleCheck = void (*)(const PodSpecView& pod, const Settings& settings,
 struct Rule {
   std::string_view name;
   RuleCheck check;
+  std::string_view fix;  // what the user does about a finding, in a few words
 };
 
 // Every validation rule, in reporting order.
 std::span<const Rule> Rules();
+
+// A rule's fix (Rule::fix; also for "object-shape" and "quota"), "" for an unknown name.
+std::string_view FixFor(std::string_view rule);
 
 // Runs every rule over every pod spec of `object` (shape errors first). Empty means allowed.
 std::vector<Violation> Validate(const ObjectView& object, const Settings& settings);

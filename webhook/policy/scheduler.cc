@@ -12,16 +12,17 @@ namespace gpugate::policy {
 void CheckScheduler(const PodSpecView& pod, const Settings& settings, std::vector<Violation>& out) {
   Result<std::optional<SchedulerRequirement>> required = RequiredScheduler(pod, settings);
   if (!required) {
-    out.push_back({kSchedulerRule, pod.path + ": " + required.error().message});
+    out.push_back({kSchedulerRule, pod.path + ": " + required.error().message, pod.path});
     return;
   }
   if (!*required || pod.nodeName.empty()) return;
   const SchedulerRequirement& req = **required;
   const std::string_view name = pod.schedulerName;
   if (!name.empty() && name != "default-scheduler" && name != req.scheduler) return;
-  out.push_back({kSchedulerRule, pod.path + ".nodeName " + JsonQuote(pod.nodeName) +
-                                     " bypasses the " + req.scheduler + " scheduler that " +
-                                     req.source + " requires; remove nodeName"});
+  out.push_back({kSchedulerRule,
+                 pod.path + ".nodeName " + JsonQuote(pod.nodeName) + " bypasses the " +
+                     req.scheduler + " scheduler that " + req.source + " requires; remove nodeName",
+                 pod.path + ".nodeName"});
 }
 
 }  // namespace gpugate::policy

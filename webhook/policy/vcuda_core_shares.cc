@@ -18,7 +18,8 @@ void CheckVcudaCoreShares(const PodSpecView& pod, const Settings& settings,
       out.push_back({kVcudaCoreSharesRule,
                      DescribeValue(pod, c, v) +
                          " must be below 100 (a share of one card) or a multiple of 100 (whole "
-                         "cards)"});
+                         "cards)",
+                     DescribeField(pod, c, v)});
     }
   }
 }

@@ -24,12 +24,14 @@ void CheckVisibleDevicesEnv(const PodSpecView& pod, const Settings& settings,
       if (env.fromSource) {
         out.push_back({kVisibleDevicesEnvRule,
                        head + " set from valueFrom cannot be checked and bypasses the GPU device "
-                              "plugin"});
+                              "plugin",
+                       head});
       } else if (!ExposesNoDevice(env.value)) {
         out.push_back({kVisibleDevicesEnvRule,
                        head + " " + JsonQuote(env.value) +
                            " bypasses the GPU device plugin; request a managed GPU resource "
-                           "instead"});
+                           "instead",
+                       head});
       }
     }
   }

@@ -29,7 +29,9 @@ void CheckWholeUnits(const PodSpecView& pod, const Settings& settings,
   for (const ContainerView& c : pod.containers) {
     for (const ResourceValue& v : ManagedValues(c, settings)) {
       std::string message = Message(pod, c, v);
-      if (!message.empty()) out.push_back({kWholeUnitsRule, std::move(message)});
+      if (!message.empty()) {
+        out.push_back({kWholeUnitsRule, std::move(message), DescribeField(pod, c, v)});
+      }
     }
   }
 }

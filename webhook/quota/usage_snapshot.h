@@ -1,7 +1,7 @@
 // Quota as someone else recorded it: per namespace, the limits that apply and what is charged,
 // read once (by `gpugate audit`, from the cluster's ResourceQuotas and GPUQuota records) rather
 // than kept by a ledger. A read-only quota::Accounting, so the admission code that asks a ledger
-// about limits (admission::UnpinnedMessage) asks a snapshot the same way and words the same
+// about limits (admission::UnpinnedFinding) asks a snapshot the same way and words the same
 // findings.
 //
 // Not thread-safe while it is filled; read-only afterwards.

@@ -27,12 +27,22 @@ struct ViolatedRule {
   bool operator==(const ViolatedRule&) const = default;
 };
 
+// One finding, whole, for the review's log line: every finding in every mode, however long.
+struct LoggedFinding {
+  std::string rule;
+  std::string mode;  // "deny", "warn" or "audit"
+  std::string message;
+
+  bool operator==(const LoggedFinding&) const = default;
+};
+
 // What findings in warn and audit modes add to an answer, and the tally of every finding. Built
 // by review::NotesFor (review/notes.h), which keeps them within the API's limits.
 struct Notes {
   std::vector<std::string> warnings;              // response.warnings, in order
   std::vector<AuditAnnotation> auditAnnotations;  // response.auditAnnotations, sorted by key
   std::vector<ViolatedRule> violated;             // sorted; each rule and mode once
+  std::vector<LoggedFinding> findings;            // every finding, whole, in order
 };
 
 struct Decision {
@@ -44,6 +54,7 @@ struct Decision {
   std::vector<std::string> warnings;
   std::vector<AuditAnnotation> auditAnnotations;
   std::vector<ViolatedRule> violated;
+  std::vector<LoggedFinding> findings;  // for the log line only; never sent
 };
 
 inline Decision Allowed(std::string reason) { return Decision{.reason = std::move(reason)}; }
@@ -53,7 +64,8 @@ inline Decision Allowed(std::string reason, Notes notes) {
   return Decision{.reason = std::move(reason),
                   .warnings = std::move(notes.warnings),
                   .auditAnnotations = std::move(notes.auditAnnotations),
-                  .violated = std::move(notes.violated)};
+                  .violated = std::move(notes.violated),
+                  .findings = std::move(notes.findings)};
 }
 
 inline Decision Denied(std::string reason, std::string message) {
@@ -69,7 +81,8 @@ inline Decision Denied(std::string reason, std::string message, Notes notes) {
                   .message = std::move(message),
                   .warnings = std::move(notes.warnings),
                   .auditAnnotations = std::move(notes.auditAnnotations),
-                  .violated = std::move(notes.violated)};
+                  .violated = std::move(notes.violated),
+                  .findings = std::move(notes.findings)};
 }
 
 // Refused because gpugate could not decide (the ledger unavailable, no time left): `code` is a

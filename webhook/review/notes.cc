@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "policy/rule.h"
+
 namespace gpugate::review {
 namespace {
 
@@ -49,13 +51,57 @@ std::string Printable(std::string_view s, size_t& runes) {
   return out;
 }
 
-std::string MoreWarnings(size_t n) {
+// The last warning when some are left out: how many, and where they are whole. `gpugate check`
+// lists rule findings; a quota finding needs the cluster's state, which `gpugate audit` reads.
+std::string MoreWarnings(size_t n, bool quota) {
   return "and " + std::to_string(n) + " more gpugate warning" + (n == 1 ? "" : "s") +
-         " not shown (the API limits warnings); gpugate check lists them all";
+         " not shown (the API limits warnings): their whole text is in gpugate's log and this "
+         "request's audit annotations, and " +
+         (quota ? "gpugate audit" : "gpugate check") + " lists them all";
 }
 
 // Longest the summary can be: its count has at most 20 digits.
-const size_t kSummaryRunes = MoreWarnings(0).size() + 19;
+const size_t kSummaryRunes = MoreWarnings(0, true).size() + 19;
+
+// The warning for a finding whose short form does not fit either (a field path of hundreds of
+// characters, in a custom resource that nothing validated).
+std::string TooLongToShow(std::string_view rule) {
+  return "a gpugate " + std::string(rule) +
+         " finding too long for a warning: its whole text is in gpugate's log and this request's "
+         "audit annotations";
+}
+
+// The start of the UTF-8 sequence holding s[i] (a cut there leaves whole characters).
+size_t SequenceStart(std::string_view s, size_t i) {
+  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
+
+// `subject` with each quoted name longer than 2 * keep + 1 bytes shortened to its first and last
+// `keep` bytes around "…"; the path around the names stays whole.
+std::string ElideQuoted(std::string_view subject, size_t keep) {
+  std::string out;
+  for (size_t i = 0; i < subject.size();) {
+    if (subject[i] != '"') {
+      out += subject[i++];
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < subject.size() && subject[end] != '"') end += subject[end] == '\\' ? 2 : 1;
+    const std::string_view name = subject.substr(i + 1, std::min(end, subject.size()) - i - 1);
+    if (name.size() <= 2 * keep + 1) {
+      out.append(subject, i, end + 1 - i);
+    } else {
+      out += '"';
+      out += name.substr(0, SequenceStart(name, keep));
+      out += "\xE2\x80\xA6";  // …
+      out += name.substr(SequenceStart(name, name.size() - keep));
+      out += '"';
+    }
+    i = end + 1;
+  }
+  return out;
+}
 
 // A rule's messages joined by "; ", whole messages up to kAuditValueMaxBytes (the first always),
 // then "; and N more".
@@ -74,21 +120,52 @@ std::string AuditValue(const std::vector<std::string>& messages) {
 
 }  // namespace
 
-std::vector<std::string> WarningsWithinLimits(const std::vector<std::string>& messages) {
+std::string ShortWarning(std::string_view rule, std::string_view subject, std::string_view fix) {
+  auto make = [&](std::string_view about, bool where) {
+    std::string out(about);
+    if (!out.empty()) out += ": ";
+    out += fix;
+    out += " (gpugate rule ";
+    out += rule;
+    out += where ? "; whole text in gpugate's log and audit annotations)" : ")";
+    return out;
+  };
+  size_t runes = 0;
+  for (const auto& [about, where] :
+       {std::pair{std::string(subject), true}, std::pair{std::string(subject), false},
+        std::pair{ElideQuoted(subject, 12), false}}) {
+    std::string text = Printable(make(about, where), runes);
+    if (runes <= kWarningMaxRunes) return text;
+  }
+  return "";
+}
+
+Warnings WarningsWithinLimits(const std::vector<WarningText>& findings) {
   struct Text {
     std::string text;
     size_t runes;
+    size_t index;  // into `findings`
+    bool whole;
   };
   std::vector<Text> texts;
   std::set<std::string, std::less<>> seen;
-  for (const std::string& message : messages) {
+  Warnings out;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const WarningText& f = findings[i];
     size_t runes = 0;
-    std::string text = Printable(message, runes);
-    if (!text.empty() && seen.insert(text).second) texts.push_back({std::move(text), runes});
+    std::string text = Printable(f.text, runes);
+    if (text.empty() || !seen.insert(text).second) continue;
+    if (runes <= kWarningMaxRunes) {
+      texts.push_back({std::move(text), runes, i, true});
+      continue;
+    }
+    text = ShortWarning(f.rule, f.subject, f.fix);
+    if (text.empty()) text = TooLongToShow(f.rule);
+    text = Printable(text, runes);
+    texts.push_back({std::move(text), runes, i, false});
   }
   auto fits = [](const Text& t, size_t count, size_t total, size_t reserve) {
-    return t.runes <= kWarningMaxRunes && count + 1 <= kMaxWarnings &&
-           total + t.runes + reserve <= kWarningsMaxRunes;
+    return count + 1 <= kMaxWarnings && total + t.runes + reserve <= kWarningsMaxRunes;
   };
   size_t total = 0;
   bool all = texts.size() <= kMaxWarnings;
@@ -96,21 +173,24 @@ std::vector<std::string> WarningsWithinLimits(const std::vector<std::string>& me
     if (!(all = all && fits(t, 0, total, 0))) break;
     total += t.runes;
   }
-  std::vector<std::string> out;
-  if (all) {
-    for (Text& t : texts) out.push_back(std::move(t.text));
-    return out;
-  }
-  // Some must go: keep whole messages in order, leaving room (one warning, its length) for the
+  // When some must go: whole warnings in order, leaving room (one warning, its length) for the
   // summary of the rest.
-  total = 0;
   size_t kept = 0;
-  while (kept < texts.size() && fits(texts[kept], out.size() + 1, total, kSummaryRunes)) {
+  total = 0;
+  while (kept < texts.size() &&
+         (all || fits(texts[kept], out.sent.size() + 1, total, kSummaryRunes))) {
     total += texts[kept].runes;
-    out.push_back(std::move(texts[kept].text));
+    if (!texts[kept].whole) out.notWhole.push_back(texts[kept].index);
+    out.sent.push_back(std::move(texts[kept].text));
     ++kept;
   }
-  out.push_back(MoreWarnings(texts.size() - kept));
+  if (kept == texts.size()) return out;
+  bool quota = false;
+  for (size_t k = kept; k < texts.size(); ++k) {
+    out.notWhole.push_back(texts[k].index);
+    quota = quota || findings[texts[k].index].quota;
+  }
+  out.sent.push_back(MoreWarnings(texts.size() - kept, quota));
   return out;
 }
 
@@ -127,20 +207,32 @@ bool IsAuditAnnotationKey(std::string_view key) {
 Notes NotesFor(std::span<const RuleFinding> findings) {
   Notes notes;
   if (findings.empty()) return notes;  // the usual case: nothing to build
-  std::vector<std::string> warnings;
-  std::map<std::string, std::vector<std::string>> audited;  // rule -> messages, sorted by rule
+  std::vector<WarningText> warnings;
+  std::map<std::string, std::vector<std::string>> audited;  // key -> messages, sorted by key
   std::set<std::pair<std::string, std::string>> tally;
   for (const RuleFinding& f : findings) {
-    tally.emplace(f.rule, std::string(policy::ModeName(f.mode)));
-    if (f.mode == policy::Mode::kWarn) warnings.push_back(f.message);
+    const std::string mode(policy::ModeName(f.mode));
+    tally.emplace(f.rule, mode);
+    notes.findings.push_back({f.rule, mode, f.message});
+    if (f.mode == policy::Mode::kWarn) {
+      warnings.push_back({.text = f.message,
+                          .rule = f.rule,
+                          .subject = f.subject,
+                          .fix = f.fix.empty() ? std::string(policy::FixFor(f.rule)) : f.fix,
+                          .quota = f.rule == policy::kQuotaRule});
+    }
     if (f.mode == policy::Mode::kAudit) audited[f.rule].push_back(f.message);
   }
-  notes.warnings = WarningsWithinLimits(warnings);
-  for (const auto& [rule, messages] : audited) {
+  Warnings sent = WarningsWithinLimits(warnings);
+  notes.warnings = std::move(sent.sent);
+  for (size_t i : sent.notWhole) {
+    audited[std::string(kWarningsAnnotationKey)].push_back(warnings[i].text);
+  }
+  for (const auto& [key, messages] : audited) {
     // Rule names are fixed and valid keys (notes_test.cc checks each); a bad one is never sent.
-    if (!IsAuditAnnotationKey(rule)) continue;
+    if (!IsAuditAnnotationKey(key)) continue;
     size_t runes = 0;
-    notes.auditAnnotations.push_back({rule, Printable(AuditValue(messages), runes)});
+    notes.auditAnnotations.push_back({key, Printable(AuditValue(messages), runes)});
   }
   for (const auto& [rule, mode] : tally) notes.violated.push_back({rule, mode});
   return notes;

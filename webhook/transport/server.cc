@@ -33,6 +33,13 @@ void LogNotes(const review::Decision& d, LogLine& line) {
     line.Str("violated", join(d.violated.begin(), d.violated.end(),
                               [](const auto& v) { return v.rule + "=" + v.mode; }));
   }
+  // Every finding whole, in every mode: warnings may carry only a short form or a count.
+  if (!d.findings.empty()) {
+    line.Str("findings",
+             join(d.findings.begin(), d.findings.end(), [](const review::LoggedFinding& f) {
+               return f.mode + " " + f.rule + ": " + f.message;
+             }));
+  }
   if (!d.warnings.empty()) {
     line.Str("warnings",
              join(d.warnings.begin(), d.warnings.end(), [](const std::string& w) { return w; }));
