@@ -173,5 +173,29 @@ TEST_F(ModesLocal, ALongFindingIsSentShortAndHidesNothingWhileTheLogKeepsItWhole
   EXPECT_TRUE(server_->WaitForLog(logged, std::chrono::seconds(5))) << server_->Logs();
 }
 
+// Over the wire, what the controllers send once a namespace moves to deny: a pod that predates
+// the rule is labelled, and kept (the update changes no pod spec); its spec changed is refused.
+TEST_F(ModesLocal, AnUpdateThatChangesNoPodSpecIsAdmittedInDenyMode) {
+  const json legacy = Pod("legacy", "team-a", "0.5", false);
+  json labelled = legacy;
+  labelled["metadata"]["labels"] = {{"owner", "alice"}};
+  json review = MakeReview(labelled, {.operation = "UPDATE", .ns = "team-a", .uid = "req-up"});
+  review["request"]["oldObject"] = legacy;
+  auto res = server_->Client()->Post("/validate", review.dump(), "application/json");
+  ASSERT_TRUE(res && res->status == 200) << (res ? res->body : "no answer");
+  json answer = json::parse(res->body)["response"];
+  EXPECT_EQ(answer["allowed"], true);
+  EXPECT_EQ(answer["auditAnnotations"], json({{"whole-units", kFractional}}));
+
+  json respecced = legacy;
+  respecced["spec"]["containers"][0]["image"] = "cuda:13";
+  review["request"]["object"] = respecced;
+  res = server_->Client()->Post("/validate", review.dump(), "application/json");
+  ASSERT_TRUE(res && res->status == 200);
+  answer = json::parse(res->body)["response"];
+  EXPECT_EQ(answer["allowed"], false);
+  EXPECT_EQ(answer["status"]["message"], kFractional);
+}
+
 }  // namespace
 }  // namespace gpugate::testing

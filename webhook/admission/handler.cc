@@ -4,6 +4,7 @@
 
 #include "admission/flavor_check.h"
 #include "policy/mutation.h"
+#include "policy/rule_inputs.h"
 #include "quota/pod_charge.h"
 #include "review/json_patch.h"
 
@@ -69,6 +70,11 @@ std::optional<review::Decision> Handler::Unchecked(const review::AdmissionReques
   return std::nullopt;
 }
 
+bool Handler::Unchanged(const review::AdmissionRequest& request) {
+  return request.operation == "UPDATE" && request.hasOldObject && request.samePodSpecs &&
+         policy::SameRuleInputs(request.oldObject, request.object);
+}
+
 policy::NamespaceLabels Handler::Labels(const review::AdmissionRequest& request) const {
   return namespaces_ ? namespaces_->Labels(request.ns) : policy::NamespaceLabels{};
 }
@@ -84,6 +90,15 @@ review::Decision Handler::Validate(const review::AdmissionRequest& request) cons
   if (auto decided = Unchecked(request)) return *decided;
   const policy::NamespaceLabels labels = Labels(request);
   RuleVerdict verdict = JudgeRules(request.object, settings_, request.ns, labels);
+  if (Unchanged(request)) {
+    // Nothing the rules read changed, so the update cannot make the object worse, and refusing
+    // it would block a controller (scaling an old ReplicaSet down) or a user (labelling a Pod)
+    // over what neither can change here. What deny mode would refuse stays on record.
+    for (review::RuleFinding& f : verdict.findings) {
+      if (f.mode == policy::Mode::kDeny) f.mode = policy::Mode::kAudit;
+    }
+    return review::Allowed("unchanged", review::NotesFor(verdict.findings));
+  }
   if (verdict.Denies()) {
     return review::Denied(verdict.DenialReason(), verdict.DenialMessage(),
                           review::NotesFor(verdict.findings));
@@ -187,7 +202,7 @@ review::Decision Handler::Release(const review::AdmissionRequest& request) const
 review::Decision Handler::Mutate(const review::AdmissionRequest& request) const {
   if (settings_.IsExempt(request.ns)) return review::Allowed("exempt-namespace");
   const policy::NamespaceLabels labels = Labels(request);
-  if (!Unchecked(request)) {
+  if (!Unchecked(request) && !Unchanged(request)) {
     // Only a refusal is answered here: what warn and audit mode find, /validate reports.
     RuleVerdict verdict = JudgeRules(request.object, settings_, request.ns, labels);
     if (verdict.Denies()) {

@@ -50,6 +50,10 @@ class Handler {
   // nullopt: the rules decide.
   std::optional<review::Decision> Unchecked(const review::AdmissionRequest& request) const;
   policy::NamespaceLabels Labels(const review::AdmissionRequest& request) const;
+  // An UPDATE that changes no pod spec (AdmissionRequest::samePodSpecs) and nothing else the
+  // rules read (policy::SameRuleInputs: the annotations a rule or the GPU-model pin reads):
+  // admitted whatever its findings, with deny-mode ones reported as audit-mode ones.
+  static bool Unchanged(const review::AdmissionRequest& request);
   review::Decision Charge(const review::AdmissionRequest& request,
                           const policy::NamespaceLabels& labels,
                           std::vector<review::RuleFinding> findings) const;

@@ -14,6 +14,7 @@
 #include "review/json_view.h"
 #include "review/pod_spec_walker.h"
 #include "review/raw_json.h"
+#include "review/same_value.h"
 
 namespace gpugate::review {
 namespace {
@@ -36,9 +37,11 @@ class EnvelopeReader {
   using Value = typename View::Value;
   using Found = std::optional<Value>;
 
-  // The pod spec views keep `backing` and point into the document and `texts`.
-  EnvelopeReader(const View& json, policy::TextArena& texts, std::shared_ptr<const void> backing)
-      : json_(json), texts_(texts), backing_(std::move(backing)) {}
+  // The pod spec views keep `backing` and point into the document and `texts`. `oldJson` reads
+  // request.oldObject (its own literal texts of numbers).
+  EnvelopeReader(const View& json, const View& oldJson, policy::TextArena& texts,
+                 std::shared_ptr<const void> backing)
+      : json_(json), oldJson_(oldJson), texts_(texts), backing_(std::move(backing)) {}
 
   Result<AdmissionRequest> Decode(Value doc) const {
     if (json_.Type(doc) != JsonType::kObject) {
@@ -76,7 +79,16 @@ class EnvelopeReader {
     out.operation = StringOf(operation);
     if (dryRun && json_.Type(*dryRun) == JsonType::kBoolean) out.dryRun = json_.Bool(*dryRun);
     if (object && json_.Type(*object) != JsonType::kNull) ReadObject(*object, out);
-    if (const Found o = ObjectOf(oldObject)) out.oldObjectMeta = MetaOf(json_.Find(*o, "metadata"));
+    if (const Found o = ObjectOf(oldObject)) {
+      out.oldObjectMeta = MetaOf(json_.Find(*o, "metadata"));
+      if (out.operation == "UPDATE" && out.subResource.empty()) {
+        out.hasOldObject = true;
+        out.oldObject = WalkPodSpecs(oldJson_, *o, texts_, backing_);
+        if (const Found now = ObjectOf(object)) {
+          out.samePodSpecs = SamePodSpecs(View(), *o, *now, out.object, out.oldObject);
+        }
+      }
+    }
     return out;
   }
 
@@ -121,6 +133,7 @@ class EnvelopeReader {
   }
 
   const View& json_;
+  const View& oldJson_;
   policy::TextArena& texts_;
   std::shared_ptr<const void> backing_;
 };
@@ -225,10 +238,10 @@ Result<AdmissionRequest> DecodeWith(std::shared_ptr<SimdjsonDocument> doc, std::
     default:
       return Fail(std::string(kNotJson));
   }
-  const RawJsonFinder raw(body, "/request/object");
-  const SimdjsonView json(&raw);
+  const RawJsonFinder raw(body, "/request/object"), oldRaw(body, "/request/oldObject");
+  const SimdjsonView json(&raw), oldJson(&oldRaw);
   policy::TextArena& texts = doc->texts;
-  return EnvelopeReader<SimdjsonView>(json, texts, std::move(doc)).Decode(root);
+  return EnvelopeReader<SimdjsonView>(json, oldJson, texts, std::move(doc)).Decode(root);
 }
 
 }  // namespace
@@ -248,11 +261,11 @@ Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {
   auto doc = std::make_shared<OwnedNlohmannDocument>();
   doc->json = nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (doc->json.is_discarded()) return Fail(std::string(kNotJson));
-  const RawJsonFinder raw(body, "/request/object");
-  const NlohmannView json(&raw);
+  const RawJsonFinder raw(body, "/request/object"), oldRaw(body, "/request/oldObject");
+  const NlohmannView json(&raw), oldJson(&oldRaw);
   const NlohmannView::Value root = &doc->json;
   policy::TextArena& texts = doc->texts;
-  return EnvelopeReader<NlohmannView>(json, texts, std::move(doc)).Decode(root);
+  return EnvelopeReader<NlohmannView>(json, oldJson, texts, std::move(doc)).Decode(root);
 }
 
 std::string EncodeResponse(const AdmissionRequest& request, const Decision& decision) {

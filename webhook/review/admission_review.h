@@ -49,7 +49,14 @@ struct AdmissionRequest {
   policy::ObjectView object;  // pod specs found anywhere in request.object
   ObjectMeta objectMeta;      // request.object.metadata
   ObjectMeta oldObjectMeta;   // request.oldObject.metadata (DELETE and UPDATE)
-  std::string phase;          // request.object.status.phase, for Pods
+  // Pod specs found in request.oldObject, read for an UPDATE of the main resource only (what
+  // the handler compares with `object`); `hasOldObject`: request.oldObject was an object then.
+  bool hasOldObject = false;
+  policy::ObjectView oldObject;
+  // An UPDATE whose old object has the same pod specs, at the same places, by value
+  // (review/same_value.h): every field of each spec, not only those the rules read.
+  bool samePodSpecs = false;
+  std::string phase;  // request.object.status.phase, for Pods
   // When gpugate must have its answer ready: the caller's ?timeout= less a margin for sending it
   // (transport/server.cc, AnswerDeadline). Not part of the body: the transport sets it. Unset: no
   // deadline known.

@@ -1,0 +1,159 @@
+// Whether an UPDATE's old and new object hold the same pod specs, by value: what the handler asks
+// before judging an update (admission/handler.h, Handler::Unchanged). Written once over a JSON
+// view (json_view.h), like the walk that found the specs.
+//
+// By value, not by bytes: objects are maps (member order aside; the last of repeated keys
+// counts, as in the views), arrays compare item by item, numbers as parsed, and a resource
+// quantity (a member of `limits`, `requests` or `overhead`) by the quantity it denotes, so "0.5"
+// and "500m", or 1 and "1", are the same.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "policy/pod_view.h"
+#include "policy/resource_values.h"
+#include "review/json_view.h"
+
+namespace gpugate::review {
+namespace same_value_detail {
+
+inline bool IsQuantityMap(std::string_view key) {
+  return key == "limits" || key == "requests" || key == "overhead";
+}
+
+// RFC 6901 reference token: "~1" -> "/", "~0" -> "~".
+inline std::string Unescape(std::string_view token) {
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size()) {
+      out += token[i + 1] == '1' ? '/' : '~';
+      ++i;
+    } else {
+      out += token[i];
+    }
+  }
+  return out;
+}
+
+template <typename View>
+std::string ScalarText(const View& json, typename View::Value v) {
+  if (json.Type(v) == JsonType::kString) return std::string(json.String(v));
+  return json.NumberText(v, [] { return std::string(); });
+}
+
+template <typename View>
+bool SameQuantity(const View& json, typename View::Value a, typename View::Value b) {
+  const auto text = [&](typename View::Value v) -> policy::QuantityText {
+    const JsonType t = json.Type(v);
+    if (t != JsonType::kString && t != JsonType::kNumber) return {JsonTypeName(t), true};
+    return {};
+  };
+  policy::QuantityText qa = text(a), qb = text(b);
+  const std::string sa = qa.wrongType ? "" : ScalarText(json, a);
+  const std::string sb = qb.wrongType ? "" : ScalarText(json, b);
+  if (!qa.wrongType) qa.text = sa;
+  if (!qb.wrongType) qb.text = sb;
+  if (qa.wrongType || qb.wrongType) return qa.wrongType == qb.wrongType && qa.text == qb.text;
+  auto va = policy::ParseResourceQuantity(qa), vb = policy::ParseResourceQuantity(qb);
+  if (va && vb) return *va == *vb;
+  return !va && !vb && sa == sb;
+}
+
+}  // namespace same_value_detail
+
+// `a` and `b` as the same JSON value (see above); `quantities`: they are the members of a
+// quantity map, compared as quantities. `json` must have no raw-text finder (numbers compare by
+// their parsed value).
+template <typename View>
+bool SameValue(const View& json, typename View::Value a, typename View::Value b,
+               bool quantities = false) {
+  using namespace same_value_detail;
+  using Value = typename View::Value;
+  if (quantities) return SameQuantity(json, a, b);
+  const JsonType type = json.Type(a);
+  if (type != json.Type(b)) return false;
+  switch (type) {
+    case JsonType::kNull:
+      return true;
+    case JsonType::kBoolean:
+      return json.Bool(a) == json.Bool(b);
+    case JsonType::kString:
+      return json.String(a) == json.String(b);
+    case JsonType::kNumber:
+      return ScalarText(json, a) == ScalarText(json, b);
+    case JsonType::kArray: {
+      std::vector<Value> items;
+      json.ForEachItem(a, [&](size_t, Value v) { items.push_back(v); });
+      size_t n = 0;
+      bool same = true;
+      json.ForEachItem(b, [&](size_t i, Value v) {
+        same = same && i < items.size() && SameValue(json, items[i], v);
+        ++n;
+      });
+      return same && n == items.size();
+    }
+    case JsonType::kObject: {
+      std::vector<std::pair<std::string_view, Value>> members;
+      json.ForEachMember(a, [&](std::string_view k, Value v) { members.emplace_back(k, v); });
+      size_t n = 0;
+      bool same = true;
+      // ForEachMember visits both in key order, each key once.
+      json.ForEachMember(b, [&](std::string_view k, Value v) {
+        same = same && n < members.size() && members[n].first == k &&
+               SameValue(json, members[n].second, v, IsQuantityMap(k));
+        ++n;
+      });
+      return same && n == members.size();
+    }
+    case JsonType::kInvalid:
+      return false;
+  }
+  return false;
+}
+
+// The value at RFC 6901 `pointer` under `root`, or nullopt.
+template <typename View>
+std::optional<typename View::Value> AtPointer(const View& json, typename View::Value root,
+                                              std::string_view pointer) {
+  using Value = typename View::Value;
+  std::optional<Value> at = root;
+  while (at && !pointer.empty()) {
+    pointer.remove_prefix(1);  // the '/'
+    const size_t end = std::min(pointer.find('/'), pointer.size());
+    const std::string token = same_value_detail::Unescape(pointer.substr(0, end));
+    pointer.remove_prefix(end);
+    if (json.Type(*at) == JsonType::kObject) {
+      at = json.Find(*at, token);
+    } else if (json.Type(*at) == JsonType::kArray) {
+      std::optional<Value> item;
+      json.ForEachItem(*at, [&](size_t i, Value v) {
+        if (std::to_string(i) == token) item = v;
+      });
+      at = item;
+    } else {
+      at = std::nullopt;
+    }
+  }
+  return at;
+}
+
+// Whether every pod spec found in the new object (`specs`, from `after`) is at the same place in
+// `before` with the same value, and `before` has as many.
+template <typename View>
+bool SamePodSpecs(const View& json, typename View::Value before, typename View::Value after,
+                  const policy::ObjectView& specs, const policy::ObjectView& beforeSpecs) {
+  if (specs.podSpecs.size() != beforeSpecs.podSpecs.size()) return false;
+  for (const policy::PodSpecView& spec : specs.podSpecs) {
+    auto a = AtPointer(json, before, spec.pointer);
+    auto b = AtPointer(json, after, spec.pointer);
+    if (!a || !b || !SameValue(json, *a, *b)) return false;
+  }
+  return true;
+}
+
+}  // namespace gpugate::review
