@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 
 .PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks bench-burst \
 	bench-cluster bench-audit soak-load soak format clean \
-	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm
+	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools
 
 all: build
 
@@ -26,7 +26,7 @@ build: deps $(BUILD)/CMakeCache.txt
 TEST_JOBS ?= 4
 CTEST := ctest --output-on-failure -j$(TEST_JOBS)
 
-test: build cel-if-npm
+test: build test-tools
 	cd $(BUILD) && $(CTEST)
 	@bash tools/print-skips.sh $(BUILD)
 
@@ -40,7 +40,7 @@ SANITIZE_FLAGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
 
 test-sanitize: test-asan test-tsan
 
-test-asan: fuzz-deps cel-if-npm $(ASAN_BUILD)/CMakeCache.txt
+test-asan: fuzz-deps test-tools $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && $(CTEST)
 
@@ -153,9 +153,14 @@ kubectl:
 
 # The CEL evaluator the matchConditions test runs (@bufbuild/cel from npm, pinned by
 # tests/cel/package-lock.json) in .tools/cel; `cel` installs Debian's nodejs and npm first if
-# needed, `cel-if-npm` (run by make test) only when npm is already there.
+# needed, `cel-if-npm` only when npm is already there.
 cel:
 	@bash tools/install-cel.sh
 
 cel-if-npm:
 	@bash tools/install-cel.sh --if-npm
+
+# What `make test` installs for its tests besides the build's packages: the CEL evaluator and
+# kubectl (tools/install-test-tools.sh); a test whose tool could not be had skips, saying why.
+test-tools:
+	@bash tools/install-test-tools.sh
