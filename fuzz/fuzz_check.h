@@ -70,7 +70,8 @@ inline std::string Render(const review::AdmissionRequest& r) {
          (r.hasObject ? " object" : "") + " meta " + r.objectMeta.name + "/" + r.objectMeta.uid +
          (r.objectMeta.deleting ? " deleting" : "") + " old " + r.oldObjectMeta.name + "/" +
          r.oldObjectMeta.uid + (r.oldObjectMeta.deleting ? " deleting" : "") + " phase " + r.phase +
-         "\n" + Render(r.object);
+         (r.samePodSpecs ? " same-pod-specs" : "") + "\n" + Render(r.object) +
+         (r.hasOldObject ? "old object\n" + Render(r.oldObject) : "");
 }
 
 inline std::string Render(const Result<review::AdmissionRequest>& r) {
