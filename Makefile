@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 
 .PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks bench-burst \
 	bench-cluster bench-audit soak-load soak format clean \
-	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools
+	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools e2e
 
 all: build
 
@@ -29,6 +29,8 @@ CTEST := ctest --output-on-failure -j$(TEST_JOBS)
 test: build test-tools
 	cd $(BUILD) && $(CTEST)
 	@bash tools/print-skips.sh $(BUILD)
+	@command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || \
+	  echo "make e2e (gpugate on a real control plane) needs Go 1.26 or later, which this machine lacks"
 
 # The suite under sanitizers, each in its own build directory (docs/reliability.md, "Sanitizers"):
 # build-asan (clang 16: AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer targets)
@@ -145,6 +147,16 @@ format:
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-tsan build-fuzz
+
+# gpugate on a real control plane (tests/e2e/README.md): kube-apiserver, etcd, controller-manager,
+# scheduler and kubectl built from Go modules into .tools/k8s/<version>/bin (once per version),
+# then the scenarios of tests/e2e/run.sh. Needs Go 1.26 or later with the Go module proxy;
+# K8S_VERSION=v1.X.Y runs another release.
+K8S_VERSION ?=
+e2e: build
+	@bash tools/install-deps.sh e2e
+	@bash tools/build-controlplane.sh $(K8S_VERSION)
+	bash tests/e2e/run.sh $(K8S_VERSION)
 
 # kubectl 1.31 (kustomize v5) in .tools/bin, for the manifest tests where no kubectl on PATH can
 # render manifests/ (Debian's kubernetes-client is 1.20); from npm, see tools/install-kubectl.sh.

@@ -16,6 +16,8 @@ packages=(
 # npm for tools/install-cel.sh (the matchConditions test's CEL evaluator). `install-deps.sh beast` adds Boost's
 # headers, for Boost.Beast's HTTP parser in the head-parser comparison only (EVBEAST=1
 # make bench-load; gpugate itself does not use Boost: docs/decisions.md, "Transport under abuse").
+# `install-deps.sh e2e` adds what tests/e2e/ runs besides the control plane: python3 (free ports, the
+# Service's stand-in proxy), openssl and curl.
 for group in "$@"; do
   case "$group" in
     bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
@@ -23,6 +25,7 @@ for group in "$@"; do
     kubectl) packages+=(npm python3) ;;  # tools/install-kubectl.sh
     node) packages+=(nodejs npm) ;;      # tools/install-cel.sh
     beast) packages+=(libboost1.81-dev) ;;  # bench/load/beast/
+    e2e) packages+=(python3 openssl curl) ;;  # tests/e2e/ (the Go toolchain is not Debian's)
     *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,364 @@
+#!/usr/bin/env bash
+# gpugate on a real control plane (tests/e2e/cluster.sh): installed from manifests/base as an
+# operator installs it, with only the webhooks' Service swapped for a URL on loopback, and two
+# replicas in cluster mode behind one address, running on the shipped ConfigMap's config with a
+# token of the shipped ServiceAccount. Each scenario talks to the API server through the built
+# kubectl, as a user would.
+#
+# usage: run.sh [K8S_VERSION]      (make e2e; the binaries come from tools/build-controlplane.sh)
+# Logs of every component are kept in the work directory when a scenario fails (E2E_KEEP=1:
+# always). Ends with "N passed, M failed"; exit status 1 when one failed.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d /tmp/gpugate-e2e.XXXXXX)
+cluster=$work/cluster
+gpugate=$root/build/webhook/gpugate
+passed=0 failed=0
+replica_pids=() proxy_pid=
+
+freeport() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+teardown() {
+  stop_replicas
+  [[ -n $proxy_pid ]] && kill "$proxy_pid" 2>/dev/null
+  bash "$root/tests/e2e/cluster.sh" down "$cluster"
+  if ((failed > 0)) || [[ ${E2E_KEEP:-} == 1 ]]; then
+    echo "e2e: logs kept in $work"
+  else
+    rm -rf "$work"
+  fi
+}
+trap teardown EXIT
+
+# --- helpers -------------------------------------------------------------------------------
+
+k() { "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
+
+# check NAME COMMAND...: one assertion; its output is shown only when it fails.
+check() {
+  local name=$1 out
+  shift
+  if out=$("$@" 2>&1); then
+    passed=$((passed + 1))
+    echo "ok    $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  $name"
+    sed 's/^/      /' <<<"$out" | tail -n 20
+  fi
+}
+
+# eventually TENTHS COMMAND...: retries for up to TENTHS tenths of a second.
+eventually() {
+  local tenths=$1 i
+  shift
+  for ((i = 0; i < tenths; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  "$@"
+}
+
+# refused_with TEXT: applies stdin; succeeds when the API server refused it with TEXT in the message.
+refused_with() {
+  local out
+  if out=$(k apply -f - 2>&1); then
+    echo "admitted: $out"
+    return 1
+  fi
+  [[ $out == *"$1"* ]] || { echo "refused, but not with: $1"$'\n'"$out"; return 1; }
+}
+
+# admitted_with TEXT: applies stdin; succeeds when it was admitted and kubectl printed TEXT.
+admitted_with() {
+  local out
+  out=$(k apply -f - 2>&1) || { echo "refused: $out"; return 1; }
+  [[ $out == *"$1"* ]] || { echo "admitted without: $1"$'\n'"$out"; return 1; }
+}
+
+namespace() {  # NAME [LABEL=VALUE]: a namespace with its default service account
+  k create namespace "$1" >/dev/null
+  [[ -n ${2:-} ]] && k label namespace "$1" "$2" >/dev/null
+  eventually 300 k -n "$1" get serviceaccount default
+}
+
+# pod NAME NS GPUS [LIMIT_KEY]: a pod whose one container asks for GPUS nvidia.com/gpu.
+pod() {
+  cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: $2}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: trainer
+    image: registry.invalid/cuda:12
+    resources:
+      limits: {nvidia.com/gpu: "$3"}
+EOF
+}
+
+cpu_pod() {
+  cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: $2}
+spec:
+  containers:
+  - {name: app, image: registry.invalid/app:1, resources: {limits: {cpu: 100m}}}
+EOF
+}
+
+# Sum of gpugate_admission_decisions_total over both replicas: every review they answered.
+decisions() {
+  local total=0 port n
+  for port in "${replica_ports[@]}"; do
+    n=$(curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/metrics" |
+      awk '/^gpugate_admission_decisions_total/ { s += $2 } END { print s + 0 }')
+    total=$((total + n))
+  done
+  echo "$total"
+}
+
+# --- the control plane and gpugate as shipped ----------------------------------------------
+
+bash "$root/tests/e2e/cluster.sh" up "$cluster" "${1:-}" || exit 1
+# shellcheck source=/dev/null
+source "$cluster/env"
+
+# Nodes without a kubelet: capacity, model labels and Ready, as the kubelet and GPU Feature
+# Discovery would report them.
+node() {  # NAME PRODUCT GPUS
+  k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Node
+metadata:
+  name: $1
+  labels: {kubernetes.io/hostname: $1, nvidia.com/gpu.product: $2}
+EOF
+  local now
+  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  k patch node "$1" --subresource=status --type=merge -p "{\"status\":{
+    \"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"$3\"},
+    \"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"$3\"},
+    \"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"E2E\",
+      \"lastHeartbeatTime\":\"$now\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null
+}
+node gpu-a100-1 NVIDIA-A100-SXM4-80GB 8
+node gpu-t4-1 Tesla-T4 8
+
+# The webhooks reach gpugate through one address, as through the Service.
+service_port=$(freeport)
+replica_ports=("$(freeport)" "$(freeport)")
+ca_bundle=$("$gpugate" certs --out "$work/tls" --host 127.0.0.1 2>/dev/null)
+mkdir -p "$work/kustomize"
+cp -r "$root/manifests/base" "$work/kustomize/base"
+mkdir -p "$work/kustomize/e2e"
+cat >"$work/kustomize/e2e/kustomization.yaml" <<EOF
+# manifests/base with the webhooks' Service swapped for gpugate's address on loopback.
+resources: [../base]
+patches:
+- target: {kind: MutatingWebhookConfiguration, name: gpugate}
+  patch: |-
+    - {op: replace, path: /webhooks/0/clientConfig, value: {url: "https://127.0.0.1:$service_port/mutate", caBundle: "$ca_bundle"}}
+- target: {kind: ValidatingWebhookConfiguration, name: gpugate}
+  patch: |-
+    - {op: replace, path: /webhooks/0/clientConfig, value: {url: "https://127.0.0.1:$service_port/validate", caBundle: "$ca_bundle"}}
+EOF
+k apply -k "$work/kustomize/e2e" >"$work/apply.log" 2>&1 || { cat "$work/apply.log"; exit 1; }
+k wait --for condition=established --timeout=60s crd --all >/dev/null
+k -n gpugate-system get configmap gpugate-config -o jsonpath='{.data.config\.yaml}' >"$work/config.yaml"
+# The shipped ServiceAccount's token: gpugate gets exactly what the shipped ClusterRole grants.
+token=$(k -n gpugate-system create token gpugate --duration=6h)
+cat >"$work/gpugate.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$API_CA"}
+users:
+- name: gpugate
+  user: {token: "$token"}
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: gpugate}
+current-context: e2e
+EOF
+
+start_replica() {  # INDEX
+  "$gpugate" serve --config "$work/config.yaml" --kubeconfig "$work/gpugate.kubeconfig" \
+    --listen "127.0.0.1:${replica_ports[$1]}" \
+    --tls-cert "$work/tls/tls.crt" --tls-key "$work/tls/tls.key" \
+    >>"$work/gpugate-$1.log" 2>&1 &
+  replica_pids[$1]=$!
+}
+ready() { curl -sf --cacert "$work/tls/ca.crt" "https://127.0.0.1:$1/readyz"; }
+start_replicas() {
+  start_replica 0
+  start_replica 1
+  eventually 300 ready "${replica_ports[0]}" >/dev/null && eventually 300 ready "${replica_ports[1]}" >/dev/null
+}
+stop_replicas() {
+  local pid
+  for pid in "${replica_pids[@]}"; do kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+  replica_pids=()
+}
+start_replicas || { echo "e2e: gpugate did not become ready"; tail -n 20 "$work"/gpugate-*.log; exit 1; }
+python3 "$root/tests/e2e/service_proxy.py" "$service_port" "${replica_ports[@]}" >"$work/proxy.log" 2>&1 &
+proxy_pid=$!
+eventually 100 ready "$service_port" >/dev/null || { echo "e2e: the service proxy did not start"; exit 1; }
+echo "e2e: gpugate replicas on ${replica_ports[*]} behind https://127.0.0.1:$service_port"
+
+# --- 1. refusals and patches, as kubectl shows them ----------------------------------------
+
+namespace team-a
+# The API server hands webhooks its canonical form of a quantity: 0.5 as written arrives as 500m.
+check "a fractional GPU pod is refused with gpugate's message" refused_with \
+  'admission webhook "mutate.gpugate.io" denied the request: spec.containers[0] "trainer": nvidia.com/gpu limit "500m" must be a whole number of GPUs' \
+  < <(pod frac team-a 0.5)
+# The API server's own validation (extended resources: requests equal limits) runs before the
+# validating webhooks, so this one is refused before gpugate sees it.
+check "a Deployment whose GPU request differs from its limit is refused" refused_with \
+  'nvidia.com/gpu' <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: uneven, namespace: team-a}
+spec:
+  selector: {matchLabels: {app: uneven}}
+  template:
+    metadata: {labels: {app: uneven}}
+    spec:
+      containers:
+      - name: trainer
+        image: registry.invalid/cuda:12
+        resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "2"}}
+EOF
+k apply -f - >/dev/null <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: serve, namespace: team-a}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: serve}}
+  template:
+    metadata: {labels: {app: serve}}
+    spec:
+      containers:
+      - name: server
+        image: registry.invalid/cuda:12
+        resources: {limits: {nvidia.com/gpu: "1"}}
+EOF
+two_pods() { [[ $(k -n team-a get pods -l app=serve -o name | wc -l) -eq 2 ]]; }
+check "a good Deployment becomes a ReplicaSet and its Pods" eventually 300 two_pods
+patched() {  # the stored Pods carry the toleration gpugate patched in and are bound to a node
+  local p
+  for p in $(k -n team-a get pods -l app=serve -o name); do
+    k -n team-a get "$p" -o jsonpath='{.spec.tolerations[*].key}' | grep -q 'nvidia.com/gpu' || return 1
+  done
+}
+check "the stored Pods carry gpugate's patch (the nvidia.com/gpu toleration)" patched
+bound() { ! k -n team-a get pods -l app=serve -o jsonpath='{.items[*].spec.nodeName}' | grep -qv gpu-; }
+check "the scheduler binds them to GPU nodes" eventually 300 bound
+
+# --- 2. matchConditions: what reaches gpugate, and failing closed --------------------------
+
+before=$(decisions)
+for i in 1 2 3; do k apply -f - >/dev/null < <(cpu_pod "cpu-$i" team-a); done
+check "Pods without GPUs never reach gpugate (its decision counters do not move)" \
+  test "$(decisions)" -eq "$before"
+stop_replicas
+check "with gpugate stopped, a Pod without GPUs is admitted" admitted_with "created" < <(cpu_pod cpu-down team-a)
+check "with gpugate stopped, a GPU Pod is refused (fail closed)" refused_with \
+  'failed calling webhook' < <(pod gpu-down team-a 1)
+start_replicas
+gpu_up() { admitted_with created < <(pod gpu-up team-a 1); }
+check "gpugate back: a GPU Pod is admitted again" eventually 100 gpu_up
+
+# --- 4. modes by namespace label -----------------------------------------------------------
+
+# A privileged GPU pod: valid to Kubernetes, refused by gpugate's privileged-gpu rule in deny
+# mode. (A fractional GPU cannot be used here: the API server's own validation refuses it after
+# the mutating webhooks, whatever gpugate's mode.)
+privileged_pod() {
+  pod "$1" team-w 1 | sed 's/^  - name: trainer$/  - name: trainer\n    securityContext: {privileged: true}/'
+}
+namespace team-w gpugate.io/mode=warn
+check "in warn mode kubectl prints gpugate's warning and the Pod is created" admitted_with \
+  'Warning: spec.containers[0] "trainer": privileged container in a pod that requests GPUs' \
+  < <(privileged_pod warned)
+k label namespace team-w gpugate.io/mode=deny --overwrite >/dev/null
+refused_in_deny() { refused_with 'privileged container in a pod that requests GPUs' < <(privileged_pod denied); }
+check "relabelled deny, the same Pod is refused within seconds" eventually 100 refused_in_deny
+relabel() {  # an update that changes no pod spec: admitted although the Pod violates whole-units
+  k -n team-w label pod warned owner=alice --overwrite
+}
+check "the warned Pod, now in deny mode, can still be labelled" relabel
+
+# --- 3. quota with a ResourceQuota --------------------------------------------------------
+
+namespace team-q
+k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: team-q}
+spec: {hard: {requests.nvidia.com/gpu: "4"}}
+EOF
+sleep 2  # gpugate's quota watch sees the new limit
+dry_run() { pod dry team-q 1 | k apply --dry-run=server -f - | grep -q '(server dry run)'; }
+check "a server-side dry run of a GPU Pod is admitted" dry_run
+k apply -f - >/dev/null <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: team-q}
+spec:
+  parallelism: 8
+  completions: 8
+  backoffLimit: 100
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: trainer
+        image: registry.invalid/cuda:12
+        resources: {limits: {nvidia.com/gpu: "1"}}
+EOF
+job_pods() { k -n team-q get pods -l job-name=train -o name | wc -l; }
+four() { [[ $(job_pods) -eq 4 ]]; }
+check "a Job of 8 one-GPU Pods against a limit of 4 gets 4 Pods (the dry run charged nothing)" \
+  eventually 300 four
+sleep 3
+check "and no more" four
+refusal_event() {
+  k -n team-q get events --field-selector involvedObject.name=train -o jsonpath='{.items[*].message}' |
+    grep -q 'exceeded quota: team-q'
+}
+check "the Job's events carry gpugate's refusal" eventually 300 refusal_event
+for p in $(k -n team-q get pods -l job-name=train -o name); do
+  k -n team-q patch "$p" --subresource=status --type=merge -p '{"status":{"phase":"Succeeded"}}' >/dev/null
+done
+eight() { [[ $(job_pods) -eq 8 ]]; }
+check "Pods marked Succeeded release their GPUs and the Job's remaining Pods are admitted" \
+  eventually 300 eight
+quota_valid() {  # the GPUQuota records pass the CRD's schema: listing them decodes each
+  k get gpuquotas -A -o name | grep -q .
+}
+check "the GPUQuota records exist and pass the CRD's schema" quota_valid
+
+namespace team-c
+k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: team-c}
+spec: {hard: {requests.nvidia.com/gpu: "10"}}
+EOF
+sleep 2
+for i in $(seq 40); do echo "$i"; done |
+  xargs -P 40 -I{} bash -c "$(declare -f pod); pod burst-{} team-c 1 | \"$K8S_BIN/kubectl\" --kubeconfig \"$KUBECONFIG\" apply -f - >/dev/null 2>&1 || true"
+ten() { [[ $(k -n team-c get pods -o name | wc -l) -eq 10 ]]; }
+check "40 concurrent creates through both replicas for 10 GPUs leave exactly 10 Pods" ten
+
+echo "e2e (Kubernetes $K8S_VERSION): $passed passed, $failed failed"
+((failed == 0))
