@@ -112,6 +112,17 @@ spec:
 EOF
 }
 
+# limit_seen NS GPUS: both replicas' /quota show the namespace's ResourceQuota limit.
+limit_seen() {
+  local port
+  for port in "${replica_ports[@]}"; do
+    curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/quota?namespace=$1" |
+      python3 -c 'import json, sys
+r = json.load(sys.stdin)["namespaces"][0]["resources"]["nvidia.com/gpu"]
+sys.exit(r.get("hard") != int(sys.argv[1]))' "$2" || return 1
+  done
+}
+
 # Sum of gpugate_admission_decisions_total over both replicas: every review they answered.
 decisions() {
   local total=0 port n
@@ -306,7 +317,7 @@ kind: ResourceQuota
 metadata: {name: gpus, namespace: team-q}
 spec: {hard: {requests.nvidia.com/gpu: "4"}}
 EOF
-sleep 2  # gpugate's quota watch sees the new limit
+check "both replicas see the ResourceQuota's limit" eventually 300 limit_seen team-q 4
 dry_run() { pod dry team-q 1 | k apply --dry-run=server -f - | grep -q '(server dry run)'; }
 check "a server-side dry run of a GPU Pod is admitted" dry_run
 k apply -f - >/dev/null <<EOF
@@ -354,7 +365,7 @@ kind: ResourceQuota
 metadata: {name: gpus, namespace: team-c}
 spec: {hard: {requests.nvidia.com/gpu: "10"}}
 EOF
-sleep 2
+eventually 300 limit_seen team-c 10 >/dev/null
 for i in $(seq 40); do echo "$i"; done |
   xargs -P 40 -I{} bash -c "$(declare -f pod); pod burst-{} team-c 1 | \"$K8S_BIN/kubectl\" --kubeconfig \"$KUBECONFIG\" apply -f - >/dev/null 2>&1 || true"
 ten() { [[ $(k -n team-c get pods -o name | wc -l) -eq 10 ]]; }
