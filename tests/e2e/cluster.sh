@@ -79,7 +79,7 @@ up() {
     --service kubernetes --namespace default >/dev/null 2>&1
   openssl genrsa -out "$dir/sa.key" 2048 2>/dev/null
   openssl rsa -in "$dir/sa.key" -pubout -out "$dir/sa.pub" 2>/dev/null
-  echo "e2e-admin-token,admin,admin,system:masters" >"$dir/tokens.csv"
+  printf "e2e-admin-token,admin,admin,system:masters\ne2e-alice-token,alice,alice\n" >"$dir/tokens.csv"
   cp "$dir/pki/ca.crt" "$dir/ca.crt"
   cat >"$dir/admin.kubeconfig" <<EOF
 apiVersion: v1

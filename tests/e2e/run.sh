@@ -371,5 +371,49 @@ for i in $(seq 40); do echo "$i"; done |
 ten() { [[ $(k -n team-c get pods -o name | wc -l) -eq 10 ]]; }
 check "40 concurrent creates through both replicas for 10 GPUs leave exactly 10 Pods" ten
 
+# --- 6. gpugate audit and kubectl gpuquota as an ordinary user; gpugate's own rights -------
+
+# alice: the built-in view role, and the aggregated GPUQuota reader docs/cluster.md suggests.
+k apply -f - >/dev/null <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: gpugate-gpuquotas-view
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- {apiGroups: [gpugate.io], resources: [gpuquotas], verbs: [get, list, watch]}
+EOF
+k create clusterrolebinding alice-view --clusterrole=view --user=alice >/dev/null
+sed -e 's/token: e2e-admin-token/token: e2e-alice-token/' -e 's/name: admin/name: alice/' \
+  -e 's/user: admin/user: alice/' "$KUBECONFIG" >"$work/alice.kubeconfig"
+alice_can_read_quota() { "$K8S_BIN/kubectl" --kubeconfig "$work/alice.kubeconfig" -n team-q get gpuquotas; }
+eventually 100 alice_can_read_quota >/dev/null
+audit_finds_privileged() {
+  local out rc=0
+  out=$("$gpugate" audit --kubeconfig "$work/alice.kubeconfig" --config "$work/config.yaml" \
+    -n team-w 2>&1) || rc=$?
+  echo "$out"
+  [[ $rc -eq 1 && $out == *'Pod/warned'*'privileged container in a pod that requests GPUs'* ]]
+}
+check "gpugate audit, as a user with view, lists the Pod deny mode would refuse (exit 1)" \
+  audit_finds_privileged
+gpuquota_shows() {  # kubectl finds gpugate's plugin on PATH as kubectl-gpuquota
+  local out
+  out=$(PATH="$(dirname "$gpugate"):$PATH" "$K8S_BIN/kubectl" gpuquota \
+    --kubeconfig "$work/alice.kubeconfig" -n team-q 2>&1)
+  echo "$out"
+  [[ $out == *team-q*nvidia.com/gpu* ]]
+}
+check "kubectl gpuquota, as the same user, shows team-q's GPUs" gpuquota_shows
+sa=system:serviceaccount:gpugate-system:gpugate
+may() { [[ $(k auth can-i "$@" --as="$sa" 2>/dev/null) == yes ]]; }
+rights() {
+  may watch pods -A && may list resourcequotas -A && may watch namespaces &&
+    may update gpuquotas.gpugate.io -n team-q &&
+    ! may delete pods -A && ! may get secrets -A && ! may create pods -n team-a &&
+    ! may update namespaces && ! may delete gpuquotas.gpugate.io -n team-q
+}
+check "gpugate's token may read pods, quotas and namespaces and write GPUQuotas, nothing more" rights
+
 echo "e2e (Kubernetes $K8S_VERSION): $passed passed, $failed failed"
 ((failed == 0))
