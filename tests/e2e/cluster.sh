@@ -7,8 +7,11 @@
 # pods through their phases with status updates, as a kubelet would.
 #
 #   cluster.sh up DIR [VERSION]   start everything, wait until it is ready; writes into DIR:
-#                                 env (ports, paths), admin.kubeconfig, ca.crt, pids, *.log
+#                                 env (ports, paths), admin.kubeconfig, ca.crt, *.log, and each
+#                                 component's command line and pid (NAME.cmd, NAME.pid)
 #   cluster.sh down DIR           stop in reverse order (the API server before etcd)
+#   cluster.sh stop DIR NAME      stop one component (etcd, kube-apiserver, ...), for fault tests
+#   cluster.sh start DIR NAME     start it again as before, and wait until it is ready
 #
 # Every port is a free loopback port; nothing listens on another address.
 set -euo pipefail
@@ -32,24 +35,49 @@ wait_for() {
   return 1
 }
 
-down() {
-  [[ -f $dir/pids ]] || return 0
-  local pids i
-  mapfile -t pids <"$dir/pids"
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    local pid=${pids[i]}
-    kill -TERM "$pid" 2>/dev/null || continue
+stop() {  # NAME
+  [[ -f $dir/$1.pid ]] || return 0
+  local pid
+  pid=$(<"$dir/$1.pid")
+  if kill -TERM "$pid" 2>/dev/null; then
     # The API server drains its watches and requests; give each a bounded time.
     wait_for 300 bash -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -f "$dir/pids"
+  fi
+  rm -f "$dir/$1.pid"
+}
+
+down() {
+  [[ -f $dir/components ]] || return 0
+  local names i
+  mapfile -t names <"$dir/components"
+  for ((i = ${#names[@]} - 1; i >= 0; i--)); do stop "${names[i]}"; done
 }
 
 start() {  # NAME BINARY ARGS...: in the background, logging to DIR/NAME.log
   local name=$1
   shift
-  "$@" >"$dir/$name.log" 2>&1 &
-  echo $! >>"$dir/pids"
+  printf '%q ' "$@" >"$dir/$name.cmd"
+  grep -qx "$name" "$dir/components" 2>/dev/null || echo "$name" >>"$dir/components"
+  "$@" >>"$dir/$name.log" 2>&1 &
+  echo $! >"$dir/$name.pid"
+}
+
+# Waits until NAME, just started, serves (etcd: a new "etcd ready" line after SINCE lines).
+ready() {  # NAME SINCE
+  case $1 in
+    etcd) wait_for 200 bash -c "tail -n +$(($2 + 1)) '$dir/etcd.log' | grep -q 'etcd ready'" ;;
+    kube-apiserver) wait_for 600 "$K8S_BIN/kubectl" --kubeconfig "$dir/admin.kubeconfig" get --raw /readyz ;;
+    *) sleep 1 ;;
+  esac
+}
+
+restart() {  # NAME: as `up` started it
+  local since
+  since=$(wc -l <"$dir/$1.log")
+  eval "start $1 $(<"$dir/$1.cmd")"
+  # shellcheck source=/dev/null
+  source "$dir/env"
+  ready "$1" "$since" || fail "$1 did not become ready again"
 }
 
 fail() {
@@ -69,7 +97,7 @@ up() {
     [[ -x $bin/$b ]] || { echo "cluster.sh: no $bin/$b: run bash tools/build-controlplane.sh $version" >&2; exit 2; }
   done
   mkdir -p "$dir"
-  : >"$dir/pids"
+  : >"$dir/components"
   local etcdClient etcdPeer api kcm sched
   etcdClient=$(freeport) etcdPeer=$(freeport) api=$(freeport) kcm=$(freeport) sched=$(freeport)
 
@@ -101,7 +129,7 @@ EOF
 
   start etcd "$bin/etcd" --data-dir "$dir/etcd" --name e2e \
     --listen-client-url "http://127.0.0.1:$etcdClient" --listen-peer-url "http://127.0.0.1:$etcdPeer"
-  wait_for 200 grep -q 'etcd ready' "$dir/etcd.log" || fail "etcd did not become ready"
+  K8S_BIN=$bin ready etcd 0 || fail "etcd did not become ready"
 
   start kube-apiserver "$bin/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$etcdClient" \
@@ -115,7 +143,7 @@ EOF
     --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
     ${E2E_APISERVER_FLAGS:-}
   local kubectl=("$bin/kubectl" --kubeconfig "$dir/admin.kubeconfig")
-  wait_for 600 "${kubectl[@]}" get --raw /readyz || fail "kube-apiserver did not become ready"
+  K8S_BIN=$bin ready kube-apiserver 0 || fail "kube-apiserver did not become ready"
 
   start kube-controller-manager "$bin/kube-controller-manager" \
     --kubeconfig="$dir/admin.kubeconfig" \
@@ -145,5 +173,7 @@ EOF
 case $cmd in
   up) up "${3:-}" ;;
   down) down ;;
+  stop) stop "${3:?which component}" ;;
+  start) restart "${3:?which component}" ;;
   *) echo "usage: cluster.sh up|down DIR [VERSION]" >&2; exit 2 ;;
 esac

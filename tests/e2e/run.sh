@@ -415,5 +415,78 @@ rights() {
 }
 check "gpugate's token may read pods, quotas and namespaces and write GPUQuotas, nothing more" rights
 
-echo "e2e (Kubernetes $K8S_VERSION): $passed passed, $failed failed"
+# --- 7. faults: the API server restarted, etcd stopped, a replica killed mid-burst ---------
+
+# used_is NS N [PORT...]: the replicas' /quota say NS uses N GPUs (both replicas by default).
+used_is() {
+  local ns=$1 want=$2 port
+  shift 2
+  for port in "${@:-${replica_ports[@]}}"; do
+    curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/quota?namespace=$ns" |
+      python3 -c 'import json, sys
+r = json.load(sys.stdin)["namespaces"][0]["resources"]["nvidia.com/gpu"]
+sys.exit(r.get("used", 0) != int(sys.argv[1]))' "$want" || return 1
+  done
+}
+gpu_pods_in() { k -n "$1" get pods -o name | wc -l; }
+create_gpu_pod() { pod "$1" "$2" 1 | k create --request-timeout=20s -f -; }
+quota_of() {  # NS GPUS
+  k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: $1}
+spec: {hard: {requests.nvidia.com/gpu: "$2"}}
+EOF
+  eventually 300 limit_seen "$1" "$2"
+}
+
+namespace team-f
+quota_of team-f 3
+create_gpu_pod f1 team-f >/dev/null
+bash "$root/tests/e2e/cluster.sh" stop "$cluster" kube-apiserver
+bash "$root/tests/e2e/cluster.sh" start "$cluster" kube-apiserver
+check "after an API server restart, GPU Pods are admitted" eventually 300 create_gpu_pod f2 team-f
+create_gpu_pod f3 team-f >/dev/null
+check "and the one over the limit refused" refused_with 'exceeded quota: team-f' < <(pod f4 team-f 1)
+check "nothing double-charged across the restart (both replicas: 3 GPUs for 3 Pods)" \
+  eventually 300 used_is team-f 3
+quota_of team-f 5
+check "the watches resumed: both replicas see a limit raised after the restart" limit_seen team-f 5
+
+bash "$root/tests/e2e/cluster.sh" stop "$cluster" etcd
+etcd_down_refused() {
+  local out
+  if out=$(create_gpu_pod f5 team-f 2>&1); then echo "admitted: $out"; return 1; fi
+  echo "refused: $out" | tee "$work/etcd-down-refusal.txt"
+}
+check "with etcd stopped, a GPU Pod is refused" etcd_down_refused
+echo "info  with etcd stopped, kubectl said: $(tail -c 300 "$work/etcd-down-refusal.txt" | tr '\n' ' ')"
+sleep 3
+bash "$root/tests/e2e/cluster.sh" start "$cluster" etcd
+check "etcd back, GPU Pods are admitted again" eventually 300 create_gpu_pod f5 team-f
+exact() { used_is team-f "$(gpu_pods_in team-f)"; }
+check "and the quota is exact: GPUs charged equal the GPU Pods that exist" eventually 300 exact
+
+namespace team-k
+quota_of team-k 5
+burst() {
+  for i in $(seq 20); do echo "$i"; done |
+    xargs -P 20 -I{} bash -c "$(declare -f pod); pod k-{} team-k 1 | \"$K8S_BIN/kubectl\" --kubeconfig \"$KUBECONFIG\" create -f - >/dev/null 2>&1 || true"
+}
+burst &
+burst_pid=$!
+sleep 0.5
+kill -KILL "${replica_pids[1]}"
+wait "${replica_pids[1]}" 2>/dev/null
+wait "$burst_pid"
+at_most_five() { (($(gpu_pods_in team-k) <= 5)); }
+check "a replica killed during a burst: no more Pods than the limit" at_most_five
+start_replica 1
+eventually 300 ready "${replica_ports[1]}" >/dev/null
+exact_k() { used_is team-k "$(gpu_pods_in team-k)"; }
+check "and both replicas, the killed one restarted, charge exactly the Pods that exist" \
+  eventually 300 exact_k
+
+echo "e2e on Kubernetes $K8S_VERSION, gpugate $("$gpugate" version 2>/dev/null | head -n 1)"
+echo "e2e: $passed passed, $failed failed"
 ((failed == 0))
