@@ -158,8 +158,8 @@ EOF
     \"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"E2E\",
       \"lastHeartbeatTime\":\"$now\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null
 }
-node gpu-a100-1 NVIDIA-A100-SXM4-80GB 8
-node gpu-t4-1 Tesla-T4 8
+node gpu-a100-1 NVIDIA-A100-SXM4-80GB 64
+node gpu-t4-1 Tesla-T4 64
 
 # The webhooks reach gpugate through one address, as through the Service.
 service_port=$(freeport)
@@ -181,6 +181,19 @@ patches:
 EOF
 k apply -k "$work/kustomize/e2e" >"$work/apply.log" 2>&1 || { cat "$work/apply.log"; exit 1; }
 k wait --for condition=established --timeout=60s crd --all >/dev/null
+# The operator's one change to the shipped config, made in the ConfigMap: the GPU models of
+# the cluster's Nodes (quota per GPU model), and team-m2's default model.
+k -n gpugate-system get configmap gpugate-config -o jsonpath='{.data.config\.yaml}' >"$work/config.yaml"
+cat >>"$work/config.yaml" <<'YAML'
+quota:
+  flavors:
+    a100: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}
+    t4: {nodeLabels: {nvidia.com/gpu.product: Tesla-T4}}
+  defaultFlavors:
+    team-m2: t4
+YAML
+k -n gpugate-system create configmap gpugate-config --from-file=config.yaml="$work/config.yaml" \
+  --dry-run=client -o yaml | k apply -f - >/dev/null
 k -n gpugate-system get configmap gpugate-config -o jsonpath='{.data.config\.yaml}' >"$work/config.yaml"
 # The shipped ServiceAccount's token: gpugate gets exactly what the shipped ClusterRole grants.
 token=$(k -n gpugate-system create token gpugate --duration=6h)
@@ -370,6 +383,51 @@ for i in $(seq 40); do echo "$i"; done |
   xargs -P 40 -I{} bash -c "$(declare -f pod); pod burst-{} team-c 1 | \"$K8S_BIN/kubectl\" --kubeconfig \"$KUBECONFIG\" apply -f - >/dev/null 2>&1 || true"
 ten() { [[ $(k -n team-c get pods -o name | wc -l) -eq 10 ]]; }
 check "40 concurrent creates through both replicas for 10 GPUs leave exactly 10 Pods" ten
+
+# --- 5. quota per GPU model --------------------------------------------------------------
+
+model_pod() {  # NAME NS [PRODUCT]: a one-GPU Pod pinned to PRODUCT's Nodes, or unpinned
+  pod "$1" "$2" 1
+  if [[ -n ${3:-} ]]; then printf '  nodeSelector: {nvidia.com/gpu.product: %s}\n' "$3"; fi
+}
+model_quota() {  # NS
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: $1}
+spec:
+  hard:
+    requests.nvidia.com/gpu: "8"
+    flavor.gpugate.io/a100.nvidia.com_gpu: "2"
+    flavor.gpugate.io/t4.nvidia.com_gpu: "4"
+YAML
+}
+a100=NVIDIA-A100-SXM4-80GB
+namespace team-m
+model_quota team-m
+eventually 300 limit_seen team-m 8 >/dev/null
+model_pod m-a1 team-m $a100 | k apply -f - >/dev/null
+model_pod m-a2 team-m $a100 | k apply -f - >/dev/null
+check "a third Pod pinned to A100 is refused by the A100 budget" refused_with \
+  'nvidia.com/gpu@a100' < <(model_pod m-a3 team-m $a100)
+check "a Pod pinned to T4 is admitted" admitted_with created < <(model_pod m-t1 team-m Tesla-T4)
+check "an unpinned GPU Pod is refused, naming the models" refused_with \
+  'sets GPU quota per model' < <(model_pod m-u team-m)
+on_model_nodes() {
+  [[ $(k -n team-m get pod m-a1 m-a2 -o jsonpath='{.items[*].spec.nodeName}') == "gpu-a100-1 gpu-a100-1" &&
+    $(k -n team-m get pod m-t1 -o jsonpath='{.spec.nodeName}') == gpu-t4-1 ]]
+}
+check "pinned Pods are bound to their model's Nodes" eventually 300 on_model_nodes
+namespace team-m2
+model_quota team-m2
+eventually 300 limit_seen team-m2 8 >/dev/null
+check "with a default model, an unpinned GPU Pod is admitted" admitted_with created \
+  < <(model_pod m2-u team-m2)
+pinned_to_t4() {
+  [[ $(k -n team-m2 get pod m2-u -o jsonpath='{.spec.nodeSelector.nvidia\.com/gpu\.product}') == Tesla-T4 &&
+    $(k -n team-m2 get pod m2-u -o jsonpath='{.spec.nodeName}') == gpu-t4-1 ]]
+}
+check "and pinned to T4 by gpugate's patch, and bound there" eventually 300 pinned_to_t4
 
 # --- 6. gpugate audit and kubectl gpuquota as an ordinary user; gpugate's own rights -------
 
