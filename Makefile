@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 
 .PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks bench-burst \
 	bench-cluster bench-audit soak-load soak format clean \
-	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools e2e
+	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools e2e e2e-playground
 
 all: build
 
@@ -157,6 +157,13 @@ e2e: build
 	@bash tools/install-deps.sh e2e
 	@bash tools/build-controlplane.sh $(K8S_VERSION)
 	bash tests/e2e/run.sh $(K8S_VERSION)
+
+# The same control plane with gpugate installed, left running for a person to try (it prints the
+# kubectl commands); Enter tears it down.
+e2e-playground: build
+	@bash tools/install-deps.sh e2e
+	@bash tools/build-controlplane.sh $(K8S_VERSION)
+	E2E_PLAYGROUND=1 bash tests/e2e/run.sh $(K8S_VERSION)
 
 # kubectl 1.31 (kustomize v5) in .tools/bin, for the manifest tests where no kubectl on PATH can
 # render manifests/ (Debian's kubernetes-client is 1.20); from npm, see tools/install-kubectl.sh.

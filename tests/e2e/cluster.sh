@@ -4,7 +4,9 @@
 # ValidatingAdmissionWebhook and ResourceQuota among them; service-account tokens signed),
 # kube-controller-manager (quota, Deployment, ReplicaSet, Job, garbage collector, namespaces,
 # service accounts and tokens) and kube-scheduler. No kubelet: tests create Node objects and move
-# pods through their phases with status updates, as a kubelet would.
+# pods through their phases with status updates, as a kubelet would. Without a kubelet's
+# heartbeats the node lifecycle controller would taint every Node unreachable after 40 s (and
+# evict its pods 5 minutes later), so it and taint eviction are off.
 #
 #   cluster.sh up DIR [VERSION]   start everything, wait until it is ready; writes into DIR:
 #                                 env (ports, paths), admin.kubeconfig, ca.crt, *.log, and each
@@ -151,7 +153,8 @@ EOF
     --authorization-kubeconfig="$dir/admin.kubeconfig" \
     --bind-address=127.0.0.1 --secure-port="$kcm" \
     --service-account-private-key-file="$dir/sa.key" --root-ca-file="$dir/ca.crt" \
-    --use-service-account-credentials --leader-elect=false
+    --use-service-account-credentials --leader-elect=false \
+    --controllers='*,-node-lifecycle-controller,-taint-eviction-controller'
   start kube-scheduler "$bin/kube-scheduler" \
     --kubeconfig="$dir/admin.kubeconfig" \
     --authentication-kubeconfig="$dir/admin.kubeconfig" \

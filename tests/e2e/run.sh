@@ -35,7 +35,7 @@ trap teardown EXIT
 
 # --- helpers -------------------------------------------------------------------------------
 
-k() { "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
+k() { "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" --cache-dir "$work/kube-cache" "$@"; }
 
 # check NAME COMMAND...: one assertion; its output is shown only when it fails.
 check() {
@@ -153,10 +153,13 @@ EOF
   local now
   now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   k patch node "$1" --subresource=status --type=merge -p "{\"status\":{
-    \"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"$3\"},
-    \"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\",\"nvidia.com/gpu\":\"$3\"},
+    \"capacity\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"5000\",\"nvidia.com/gpu\":\"$3\"},
+    \"allocatable\":{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"5000\",\"nvidia.com/gpu\":\"$3\"},
     \"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"E2E\",
       \"lastHeartbeatTime\":\"$now\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null
+  # The API server taints a new Node not-ready; the node lifecycle controller, off here
+  # (cluster.sh), would lift it once the Node reports Ready.
+  k taint node "$1" node.kubernetes.io/not-ready:NoSchedule- >/dev/null
 }
 node gpu-a100-1 NVIDIA-A100-SXM4-80GB 64
 node gpu-t4-1 Tesla-T4 64
@@ -235,6 +238,28 @@ python3 "$root/tests/e2e/service_proxy.py" "$service_port" "${replica_ports[@]}"
 proxy_pid=$!
 eventually 100 ready "$service_port" >/dev/null || { echo "e2e: the service proxy did not start"; exit 1; }
 echo "e2e: gpugate replicas on ${replica_ports[*]} behind https://127.0.0.1:$service_port"
+
+if [[ ${E2E_PLAYGROUND:-} == 1 ]]; then  # make e2e-playground: stop here and let a person try
+  cat <<EOF
+
+gpugate is installed on a real control plane. In another shell:
+
+  export KUBECONFIG=$KUBECONFIG PATH=$K8S_BIN:$(dirname "$gpugate"):\$PATH
+  kubectl create namespace team-a
+  kubectl -n team-a run frac --image=cuda --restart=Never \\
+    --overrides='{"spec":{"containers":[{"name":"frac","image":"cuda","resources":{"limits":{"nvidia.com/gpu":"0.5"}}}]}}'
+  kubectl label namespace team-a gpugate.io/mode=warn
+  kubectl -n team-a create quota gpus --hard=requests.nvidia.com/gpu=2
+  kubectl -n team-a create job train --image=cuda -- sleep 1   # then add GPU limits, watch it
+  kubectl gpuquota -A
+  gpugate audit --config $work/config.yaml
+  curl -s --cacert $work/tls/ca.crt https://127.0.0.1:${replica_ports[0]}/metrics | grep gpugate_
+
+Logs: $work. Press Enter to tear everything down.
+EOF
+  read -r
+  exit 0
+fi
 
 # --- 1. refusals and patches, as kubectl shows them ----------------------------------------
 
@@ -366,10 +391,10 @@ done
 eight() { [[ $(job_pods) -eq 8 ]]; }
 check "Pods marked Succeeded release their GPUs and the Job's remaining Pods are admitted" \
   eventually 300 eight
-quota_valid() {  # the GPUQuota records pass the CRD's schema: listing them decodes each
-  k get gpuquotas -A -o name | grep -q .
+quota_valid() {  # the GPUQuota records pass the CRD's schema: the API server stored them
+  k -n team-q get gpuquotas.gpugate.io -o name | grep -q gpuquota
 }
-check "the GPUQuota records exist and pass the CRD's schema" quota_valid
+check "the GPUQuota records exist and pass the CRD's schema" eventually 100 quota_valid
 
 namespace team-c
 k apply -f - >/dev/null <<EOF
@@ -544,6 +569,31 @@ eventually 300 ready "${replica_ports[1]}" >/dev/null
 exact_k() { used_is team-k "$(gpu_pods_in team-k)"; }
 check "and both replicas, the killed one restarted, charge exactly the Pods that exist" \
   eventually 300 exact_k
+
+# --- 8. scale: a replica starting on a cluster of a few thousand bound Pods ---------------
+
+scale_pods=${E2E_SCALE_PODS:-2000}
+namespace team-s
+for ((i = 0; i < scale_pods; i++)); do
+  if ((i % 4 == 0)); then pod "s-$i" team-s 1; else cpu_pod "s-$i" team-s; fi
+  echo ---
+done >"$work/scale.yaml"
+k create -f "$work/scale.yaml" >/dev/null 2>"$work/scale-create.log"
+all_bound() {
+  (($(k -n team-s get pods --field-selector spec.nodeName= -o name | wc -l) == 0 &&
+    $(k -n team-s get pods -o name | wc -l) == scale_pods))
+}
+check "$scale_pods Pods created ($((scale_pods / 4)) with GPUs) and bound to Nodes" eventually 6000 all_bound
+stop_one() { kill -TERM "${replica_pids[1]}" && wait "${replica_pids[1]}" 2>/dev/null; }
+stop_one
+started=$(date +%s%N)
+start_replica 1
+eventually 600 ready "${replica_ports[1]}" >/dev/null
+ready_ms=$((($(date +%s%N) - started) / 1000000))
+peak_kib=$(awk '/^VmHWM/ { print $2 }' "/proc/${replica_pids[1]}/status")
+echo "info  a replica restarted on $scale_pods Pods: ready in $ready_ms ms, peak RSS $((peak_kib / 1024)) MiB"
+check "the restarted replica charges the namespace's GPU Pods exactly" \
+  eventually 300 used_is team-s "$((scale_pods / 4))" "${replica_ports[1]}"
 
 echo "e2e on Kubernetes $K8S_VERSION, gpugate $("$gpugate" version 2>/dev/null | head -n 1)"
 echo "e2e: $passed passed, $failed failed"
