@@ -573,6 +573,8 @@ check "and both replicas, the killed one restarted, charge exactly the Pods that
 # --- 8. scale: a replica starting on a cluster of a few thousand bound Pods ---------------
 
 scale_pods=${E2E_SCALE_PODS:-2000}
+# Room for a GPU Pod in four: H100 Nodes of 64 GPUs, as many as that takes.
+for ((i = 0; i * 64 < scale_pods / 4; i++)); do node "gpu-h100-$i" NVIDIA-H100-80GB-HBM3 64; done
 namespace team-s
 for ((i = 0; i < scale_pods; i++)); do
   if ((i % 4 == 0)); then pod "s-$i" team-s 1; else cpu_pod "s-$i" team-s; fi
