@@ -112,16 +112,20 @@ spec:
 EOF
 }
 
-# limit_seen NS GPUS: both replicas' /quota show the namespace's ResourceQuota limit.
-limit_seen() {
-  local port
-  for port in "${replica_ports[@]}"; do
-    curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/quota?namespace=$1" |
+# gpus_are FIELD NS N [PORT...]: the replicas' /quota (both by default) give NS's nvidia.com/gpu
+# FIELD ("hard": the limit they see, "used": what they charged) as N.
+gpus_are() {
+  local field=$1 ns=$2 want=$3 port
+  shift 3
+  for port in "${@:-${replica_ports[@]}}"; do
+    curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/quota?namespace=$ns" |
       python3 -c 'import json, sys
 r = json.load(sys.stdin)["namespaces"][0]["resources"]["nvidia.com/gpu"]
-sys.exit(r.get("hard") != int(sys.argv[1]))' "$2" || return 1
+sys.exit(r.get(sys.argv[1], 0) != int(sys.argv[2]))' "$field" "$want" || return 1
   done
 }
+limit_seen() { gpus_are hard "$@"; }
+used_is() { gpus_are used "$@"; }
 
 # Sum of gpugate_admission_decisions_total over both replicas: every review they answered.
 decisions() {
@@ -500,17 +504,6 @@ check "gpugate's token may read pods, quotas and namespaces and write GPUQuotas,
 
 # --- 7. faults: the API server restarted, etcd stopped, a replica killed mid-burst ---------
 
-# used_is NS N [PORT...]: the replicas' /quota say NS uses N GPUs (both replicas by default).
-used_is() {
-  local ns=$1 want=$2 port
-  shift 2
-  for port in "${@:-${replica_ports[@]}}"; do
-    curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/quota?namespace=$ns" |
-      python3 -c 'import json, sys
-r = json.load(sys.stdin)["namespaces"][0]["resources"]["nvidia.com/gpu"]
-sys.exit(r.get("used", 0) != int(sys.argv[1]))' "$want" || return 1
-  done
-}
 gpu_pods_in() { k -n "$1" get pods -o name | wc -l; }
 create_gpu_pod() { pod "$1" "$2" 1 | k create --request-timeout=20s -f -; }
 quota_of() {  # NS GPUS
