@@ -47,6 +47,14 @@ std::string_view UnitNoun(std::string_view resource) {
   return gpus ? "GPUs" : "units";
 }
 
+bool SameQuantity(const QuantityText& a, const QuantityText& b) {
+  if (a.wrongType || b.wrongType) return a.wrongType == b.wrongType && a.text == b.text;
+  Result<Quantity> qa = ParseResourceQuantity(a);
+  Result<Quantity> qb = ParseResourceQuantity(b);
+  if (qa && qb) return *qa == *qb;
+  return !qa && !qb && a.text == b.text;
+}
+
 std::string DescribeField(const PodSpecView& pod, const ContainerView& c, const ResourceValue& v) {
   std::string out = pod.ContainerLabel(c);
   out += ": ";

@@ -31,6 +31,10 @@ std::vector<ResourceValue> ManagedValues(const ContainerView& c, const Settings&
 // type is an error.
 Result<Quantity> ParseResourceQuantity(const QuantityText& text);
 
+// Whether two quantities as written are the same: by value when both parse ("0.5" and "500m"),
+// else as written (a wrong JSON type only equals the same wrong type).
+bool SameQuantity(const QuantityText& a, const QuantityText& b);
+
 // The value when whole-units accepts it (a non-negative whole number), else nullopt; rules
 // after whole-units skip values it already reports.
 std::optional<Quantity> ValidWholeQuantity(const QuantityText& text);

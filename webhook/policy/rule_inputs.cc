@@ -7,15 +7,6 @@
 namespace gpugate::policy {
 namespace {
 
-// By value when both parse (Kubernetes would store either spelling), else as written.
-bool SameQuantity(const QuantityText& a, const QuantityText& b) {
-  if (a.wrongType || b.wrongType) return a.wrongType == b.wrongType && a.text == b.text;
-  Result<Quantity> qa = ParseResourceQuantity(a);
-  Result<Quantity> qb = ParseResourceQuantity(b);
-  if (qa && qb) return *qa == *qb;
-  return !qa && !qb && a.text == b.text;
-}
-
 bool SameResources(const std::vector<ResourceEntry>& a, const std::vector<ResourceEntry>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
     return x.name == y.name && SameQuantity(x.value, y.value);

@@ -46,22 +46,13 @@ std::string ScalarText(const View& json, typename View::Value v) {
   return json.NumberText(v, [] { return std::string(); });
 }
 
+// A JSON value as the quantity text the pod-spec walk would read from it.
 template <typename View>
-bool SameQuantity(const View& json, typename View::Value a, typename View::Value b) {
-  const auto text = [&](typename View::Value v) -> policy::QuantityText {
-    const JsonType t = json.Type(v);
-    if (t != JsonType::kString && t != JsonType::kNumber) return {JsonTypeName(t), true};
-    return {};
-  };
-  policy::QuantityText qa = text(a), qb = text(b);
-  const std::string sa = qa.wrongType ? "" : ScalarText(json, a);
-  const std::string sb = qb.wrongType ? "" : ScalarText(json, b);
-  if (!qa.wrongType) qa.text = sa;
-  if (!qb.wrongType) qb.text = sb;
-  if (qa.wrongType || qb.wrongType) return qa.wrongType == qb.wrongType && qa.text == qb.text;
-  auto va = policy::ParseResourceQuantity(qa), vb = policy::ParseResourceQuantity(qb);
-  if (va && vb) return *va == *vb;
-  return !va && !vb && sa == sb;
+policy::QuantityText QuantityOf(const View& json, typename View::Value v, std::string& keep) {
+  const JsonType t = json.Type(v);
+  if (t != JsonType::kString && t != JsonType::kNumber) return {JsonTypeName(t), true};
+  keep = ScalarText(json, v);
+  return {keep};
 }
 
 }  // namespace same_value_detail
@@ -74,7 +65,10 @@ bool SameValue(const View& json, typename View::Value a, typename View::Value b,
                bool quantities = false) {
   using namespace same_value_detail;
   using Value = typename View::Value;
-  if (quantities) return SameQuantity(json, a, b);
+  if (quantities) {
+    std::string ta, tb;
+    return policy::SameQuantity(QuantityOf(json, a, ta), QuantityOf(json, b, tb));
+  }
   const JsonType type = json.Type(a);
   if (type != json.Type(b)) return false;
   switch (type) {
