@@ -70,7 +70,7 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
     c.headOnly = head.method == "HEAD";
     c.consumed = head.headBytes + head.contentLength;
     const bool expectContinue = head.expectContinue;
-    if (check_(Request{head, {}, c.ssl}, res)) return Next::kRefuse;
+    if (check_(Request{head, {}, c.ssl}, res) == HeadVerdict::kRefuse) return Next::kRefuse;
     // The whole request's room, from the budget, before the body is read or asked for.
     if (!GrowInput(c, c.consumed, c.consumed)) {
       res = OverBudget();

@@ -54,9 +54,9 @@ struct Request {
 
 class EventServer {
  public:
-  // Runs once a request's head is read, before its body is: returns true with `res` filled to
-  // refuse the request unread (its connection closes after the answer).
-  using HeadCheck = std::function<bool(const Request&, Response&)>;
+  // Runs once a request's head is read, before its body is: kRefuse, with `res` filled, refuses
+  // the request unread (its connection closes after the answer).
+  using HeadCheck = std::function<HeadVerdict(const Request&, Response&)>;
   // Answers a whole request; may be called from several threads at once. Must not block: what
   // may goes in Response::blocking.
   using Handler = std::function<void(const Request&, Response&)>;

@@ -202,7 +202,8 @@ inline void Echo(const Request& req, Response& res) {
   res.Set(200, std::string(req.head.path) + "\n" + std::string(req.body));
 }
 
-inline bool PassAll(const Request&, Response&) { return false; }
+// The default head check: reads every request.
+inline HeadVerdict ReadAll(const Request&, Response&) { return HeadVerdict::kRead; }
 
 // Small and quick to observe; each test changes what it is about.
 inline Tuning TestTuning() {
@@ -238,7 +239,7 @@ class EventServerTest : public ::testing::Test {
   }
 
   bool Start(const Tuning& tuning, EventServer::Handler handler = Echo,
-             EventServer::HeadCheck check = PassAll) {
+             EventServer::HeadCheck check = ReadAll) {
     server_ = std::make_unique<EventServer>(tuning, ServerContext(), std::move(check),
                                             std::move(handler));
     auto port = server_->Listen({"127.0.0.1", 0});
