@@ -5,13 +5,16 @@
 #pragma once
 
 #include <openssl/ssl.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 
+#include "tls/openssl_ptr.h"
 #include "transport/event_server.h"
 #include "transport/head_parser.h"
 
@@ -33,10 +36,21 @@ constexpr size_t kKeepCapacity = 32 << 10;
 // from the request-byte budget. Idle connections keep at most this much, so they hold none.
 constexpr size_t kFreeInputBytes = kReadChunk;
 
+// Owned by the registry (EventServer::conns_) from accept to Close, which deletes it; its socket
+// and TLS state go with it, in ~Conn and nowhere else.
 struct EventServer::Conn {
-  Conn(int socket, const HeadLimits& limits) : fd(socket), parser(limits) {}
+  // Takes `socket` and `tls` (which may be null: SSL_new failed).
+  Conn(int socket, tls::SslPtr tls, const HeadLimits& limits)
+      : fd(socket), ssl(std::move(tls)), parser(limits) {}
+  ~Conn() {
+    ssl.reset();
+    ::close(fd);
+  }
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
   const int fd;
-  SSL* ssl = nullptr;
+  tls::SslPtr ssl;
   // Read by the timekeeper under mu_, written by the owning thread.
   std::atomic<int64_t> deadline{0};  // steady-clock ns; 0: none
   std::atomic<uint8_t> phase{kHandshake};

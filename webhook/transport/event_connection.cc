@@ -61,12 +61,12 @@ void EventServer::Drive(Conn& c) {
 }
 
 bool EventServer::Handshake(Conn& c) {
-  int rc = TlsHandshake(c.ssl);
+  int rc = TlsHandshake(c.ssl.get());
   if (rc == 1) {
     SetPhase(c, kIdle);
     return true;
   }
-  switch (SSL_get_error(c.ssl, rc)) {
+  switch (SSL_get_error(c.ssl.get(), rc)) {
     case SSL_ERROR_WANT_READ:
       Arm(c, EPOLLIN);
       break;
@@ -82,12 +82,12 @@ bool EventServer::Handshake(Conn& c) {
 
 bool EventServer::Flush(Conn& c) {
   while (c.outOff < c.out.size()) {
-    int n = TlsWrite(c.ssl, std::string_view(c.out).substr(c.outOff));
+    int n = TlsWrite(c.ssl.get(), std::string_view(c.out).substr(c.outOff));
     if (n > 0) {
       c.outOff += static_cast<size_t>(n);
       continue;
     }
-    switch (SSL_get_error(c.ssl, n)) {
+    switch (SSL_get_error(c.ssl.get(), n)) {
       case SSL_ERROR_WANT_WRITE:
         SetPhase(c, kWriting);
         Arm(c, EPOLLOUT);
@@ -106,7 +106,7 @@ bool EventServer::Flush(Conn& c) {
   c.outOff = 0;
   ReleaseIfLarge(c.out);
   if (c.closeAfterWrite) {
-    TlsShutdown(c.ssl);
+    TlsShutdown(c.ssl.get());
     if (c.lingerAfterWrite) {
       Linger(c);
     } else {
@@ -169,7 +169,7 @@ bool EventServer::ReadAndServe(Conn& c) {
     size_t room = c.in.capacity() - c.in.size();
     int n = 0;
     c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
-      n = TlsRead(c.ssl, p + size - room, room);
+      n = TlsRead(c.ssl.get(), p + size - room, room);
       return size - room + static_cast<size_t>(n > 0 ? n : 0);
     });
     if (n > 0) {
@@ -177,7 +177,7 @@ bool EventServer::ReadAndServe(Conn& c) {
       bytes += static_cast<size_t>(n);
       continue;
     }
-    switch (SSL_get_error(c.ssl, n)) {
+    switch (SSL_get_error(c.ssl.get(), n)) {
       case SSL_ERROR_WANT_READ:
         if (c.in.empty()) {
           SetPhase(c, kIdle);
@@ -189,7 +189,7 @@ bool EventServer::ReadAndServe(Conn& c) {
         Arm(c, EPOLLOUT);
         break;
       case SSL_ERROR_ZERO_RETURN:  // close_notify
-        TlsShutdown(c.ssl);
+        TlsShutdown(c.ssl.get());
         Close(c);
         break;
       default:

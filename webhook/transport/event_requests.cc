@@ -29,7 +29,7 @@ bool EventServer::ServeBuffered(Conn& c) {
   }
   SetPhase(c, kHandling, /*restart=*/true);       // each request's answer has the whole deadline
   const RequestHead& head = c.parser.Head(c.in);  // its views into the buffer as it is now
-  Request req{head, std::string_view(c.in).substr(head.headBytes, head.contentLength), c.ssl};
+  Request req{head, std::string_view(c.in).substr(head.headBytes, head.contentLength), c.ssl.get()};
   try {
     handler_(req, res);
   } catch (const std::exception& e) {
@@ -70,7 +70,7 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
     c.headOnly = head.method == "HEAD";
     c.consumed = head.headBytes + head.contentLength;
     const bool expectContinue = head.expectContinue;
-    if (check_(Request{head, {}, c.ssl}, res) == HeadVerdict::kRefuse) return Next::kRefuse;
+    if (check_(Request{head, {}, c.ssl.get()}, res) == HeadVerdict::kRefuse) return Next::kRefuse;
     // The whole request's room, from the budget, before the body is read or asked for.
     if (!GrowInput(c, c.consumed, c.consumed)) {
       res = OverBudget();

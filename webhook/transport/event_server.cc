@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 
 #include "transport/event_conn.h"
 #include "transport/log.h"
@@ -52,11 +53,8 @@ EventServer::EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Ha
 
 EventServer::~EventServer() {
   CloseListener();
-  for (Conn* c : conns_) {  // Run() never ran, or returned: nothing else touches them
-    SSL_free(c->ssl);
-    ::close(c->fd);
-    delete c;
-  }
+  // Run() never ran, or returned: nothing else touches them.
+  for (Conn* c : conns_) delete c;
   if (wake_ >= 0) ::close(wake_);
   if (epoll_ >= 0) ::close(epoll_);
 }
@@ -218,27 +216,22 @@ void EventServer::AcceptAll() {
       break;  // EAGAIN: the backlog is empty
     }
     ++accepted_;
-    auto* c = new Conn(fd, limits_);
-    c->ssl = SSL_new(&ctx_);
-    bool ok = c->ssl && SSL_set_fd(c->ssl, fd) == 1;
-    if (ok) {
-      SSL_set_accept_state(c->ssl);
-      SSL_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-      SetPhase(*c, kHandshake);
+    // Owns the socket from here: leaving early closes it.
+    auto owned = std::make_unique<Conn>(fd, tls::SslPtr(SSL_new(&ctx_)), limits_);
+    if (!owned->ssl || SSL_set_fd(owned->ssl.get(), fd) != 1) continue;
+    SSL_set_accept_state(owned->ssl.get());
+    SSL_set_mode(owned->ssl.get(),
+                 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SetPhase(*owned, kHandshake);
+    {
       std::lock_guard lock(mu_);
       if (stopping_ || conns_.size() >= tuning_.maxConnections) {
-        ok = false;
         if (!stopping_) ++refused_;
-      } else {
-        conns_.insert(c);
+        continue;
       }
+      conns_.insert(owned.get());
     }
-    if (!ok) {
-      SSL_free(c->ssl);
-      ::close(fd);
-      delete c;
-      continue;
-    }
+    Conn* c = owned.release();  // the registry's now; Close deletes it
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLONESHOT;
     ev.data.ptr = c;
@@ -302,10 +295,9 @@ void EventServer::Close(Conn& c) {
     if (stopping_ && conns_.empty()) changed_.notify_all();
   }
   budget_.Give(c.charged);
-  // Only now is the descriptor closed: the timekeeper never shuts down one reused since.
+  // Only now is the descriptor closed (by ~Conn): the timekeeper never shuts down one reused
+  // since.
   ERR_clear_error();
-  SSL_free(c.ssl);
-  ::close(c.fd);
   delete &c;
 }
 
