@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "tls/openssl_ptr.h"
+#include "transport/budgeted_buffer.h"
 #include "transport/event_server.h"
 #include "transport/head_parser.h"
 
@@ -40,8 +41,8 @@ constexpr size_t kFreeInputBytes = kReadChunk;
 // and TLS state go with it, in ~Conn and nowhere else.
 struct EventServer::Conn {
   // Takes `socket` and `tls` (which may be null: SSL_new failed).
-  Conn(int socket, tls::SslPtr tls, const HeadLimits& limits)
-      : fd(socket), ssl(std::move(tls)), parser(limits) {}
+  Conn(int socket, tls::SslPtr tls, const HeadLimits& limits, ByteBudget& budget)
+      : fd(socket), ssl(std::move(tls)), in(budget, kFreeInputBytes), parser(limits) {}
   ~Conn() {
     ssl.reset();
     ::close(fd);
@@ -61,9 +62,8 @@ struct EventServer::Conn {
   std::mutex handoff;
   bool shut = false;  // guarded by mu_: the timekeeper shut the socket down
   // Owned by whichever thread epoll handed the connection to.
-  std::string in;      // bytes read and not yet consumed by a request
-  size_t charged = 0;  // of the request-byte budget: in's capacity beyond kFreeInputBytes
-  std::string out;     // an answer not yet fully written
+  BudgetedBuffer in;  // bytes read and not yet consumed by a request
+  std::string out;    // an answer not yet fully written
   size_t outOff = 0;
   size_t served = 0;
   HeadParser parser;  // the head of the request at the front of `in`

@@ -124,8 +124,8 @@ bool EventServer::Flush(Conn& c) {
 void EventServer::Linger(Conn& c) {
   if (c.phase.load(std::memory_order_relaxed) != kLinger) {
     ::shutdown(c.fd, SHUT_WR);
-    c.in.clear();
-    ShrinkInput(c);
+    c.in.Clear();
+    c.in.Shrink();
     SetPhase(c, kLinger);
   }
   char sink[16 << 10];
@@ -159,19 +159,13 @@ bool EventServer::ReadAndServe(Conn& c) {
     }
     if (reads >= kReadsPerTurn || bytes >= kBytesPerTurn) return Yield(c);
     // Need more bytes. A body has its room already (Frame); a head grows a chunk at a time.
-    if (c.in.capacity() - c.in.size() < kReadChunk &&
-        c.parser.state() == HeadParser::State::kIncomplete &&
+    if (c.in.room() < kReadChunk && c.parser.state() == HeadParser::State::kIncomplete &&
         !GrowInput(c, c.in.size() + kReadChunk, 0)) {
       c.headOnly = false;
       QueueAnswer(c, OverBudget(), /*refused=*/true);
       continue;  // to write the refusal
     }
-    size_t room = c.in.capacity() - c.in.size();
-    int n = 0;
-    c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
-      n = TlsRead(c.ssl.get(), p + size - room, room);
-      return size - room + static_cast<size_t>(n > 0 ? n : 0);
-    });
+    int n = c.in.Fill([&](char* to, size_t room) { return TlsRead(c.ssl.get(), to, room); });
     if (n > 0) {
       ++reads;
       bytes += static_cast<size_t>(n);
@@ -181,7 +175,7 @@ bool EventServer::ReadAndServe(Conn& c) {
       case SSL_ERROR_WANT_READ:
         if (c.in.empty()) {
           SetPhase(c, kIdle);
-          ShrinkInput(c);
+          c.in.Shrink();
         }
         Arm(c, EPOLLIN);
         break;

@@ -27,9 +27,9 @@ bool EventServer::ServeBuffered(Conn& c) {
     case Next::kServe:
       break;
   }
-  SetPhase(c, kHandling, /*restart=*/true);       // each request's answer has the whole deadline
-  const RequestHead& head = c.parser.Head(c.in);  // its views into the buffer as it is now
-  Request req{head, std::string_view(c.in).substr(head.headBytes, head.contentLength), c.ssl.get()};
+  SetPhase(c, kHandling, /*restart=*/true);  // each request's answer has the whole deadline
+  const RequestHead& head = c.parser.Head(c.in.view());  // its views into the buffer as it is now
+  Request req{head, c.in.view().substr(head.headBytes, head.contentLength), c.ssl.get()};
   try {
     handler_(req, res);
   } catch (const std::exception& e) {
@@ -54,7 +54,7 @@ bool EventServer::ServeBuffered(Conn& c) {
 EventServer::Next EventServer::Frame(Conn& c, Response& res) {
   if (c.parser.state() == HeadParser::State::kIncomplete) {
     const uint64_t before = c.parser.scanned();
-    const HeadParser::State state = c.parser.Feed(c.in);
+    const HeadParser::State state = c.parser.Feed(c.in.view());
     headBytesScanned_.fetch_add(c.parser.scanned() - before, std::memory_order_relaxed);
     if (state == HeadParser::State::kIncomplete) {
       SetPhase(c, kHeaders);  // the headers deadline runs from the request's first bytes
@@ -65,7 +65,7 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
       c.headOnly = false;
       return Next::kRefuse;
     }
-    const RequestHead& head = c.parser.Head(c.in);
+    const RequestHead& head = c.parser.Head(c.in.view());
     c.keepAlive = head.keepAlive;
     c.headOnly = head.method == "HEAD";
     c.consumed = head.headBytes + head.contentLength;
@@ -112,53 +112,17 @@ void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
   c.lingerAfterWrite = refused;
   c.parser.Reset();
   if (close) {
-    c.in.clear();  // what follows a refused head is not a request we can frame
+    c.in.Clear();  // what follows a refused head is not a request we can frame
   } else {
-    c.in.erase(0, c.consumed);
+    c.in.Consume(c.consumed);
   }
-  ShrinkInput(c);
+  c.in.Shrink();
 }
 
-// Grows c's request buffer to `capacity` bytes, for a request of `requestBytes` in all (0 while
-// its size is unknown), taking what it holds beyond kFreeInputBytes from the budget; false, and
-// nothing changed, when the budget has no room for it.
 bool EventServer::GrowInput(Conn& c, size_t capacity, size_t requestBytes) {
-  if (c.in.capacity() >= capacity) return true;
-  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
-  if (charge > c.charged && !budget_.TryTake(charge - c.charged, requestBytes)) {
-    ++overBudget_;
-    return false;
-  }
-  // A fresh string reserves exactly what is asked for (growing one in place may double it).
-  std::string grown;
-  grown.reserve(capacity);
-  grown.append(c.in);
-  c.in.swap(grown);
-  c.charged = std::max(charge, c.charged);
-  Recharge(c);
-  return true;
-}
-
-// After a request is consumed, or the connection idles: a buffer larger than its free part is
-// given back when what it still holds (a pipelined request's start) fits in a free one.
-void EventServer::ShrinkInput(Conn& c) {
-  if (c.in.capacity() <= kFreeInputBytes || c.in.size() > kFreeInputBytes) return;
-  std::string small;
-  if (!c.in.empty()) {
-    small.reserve(kFreeInputBytes);
-    small.append(c.in);
-  }
-  c.in.swap(small);
-  Recharge(c);
-}
-
-// Settles c's share of the budget with its buffer's capacity now.
-void EventServer::Recharge(Conn& c) {
-  const size_t capacity = c.in.capacity();
-  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
-  if (charge > c.charged) budget_.Take(charge - c.charged);
-  if (charge < c.charged) budget_.Give(c.charged - charge);
-  c.charged = charge;
+  if (c.in.Grow(capacity, requestBytes)) return true;
+  ++overBudget_;
+  return false;
 }
 
 // The refusal of a request the budget has no room for.

@@ -217,7 +217,7 @@ void EventServer::AcceptAll() {
     }
     ++accepted_;
     // Owns the socket from here: leaving early closes it.
-    auto owned = std::make_unique<Conn>(fd, tls::SslPtr(SSL_new(&ctx_)), limits_);
+    auto owned = std::make_unique<Conn>(fd, tls::SslPtr(SSL_new(&ctx_)), limits_, budget_);
     if (!owned->ssl || SSL_set_fd(owned->ssl.get(), fd) != 1) continue;
     SSL_set_accept_state(owned->ssl.get());
     SSL_set_mode(owned->ssl.get(),
@@ -294,9 +294,8 @@ void EventServer::Close(Conn& c) {
     conns_.erase(&c);
     if (stopping_ && conns_.empty()) changed_.notify_all();
   }
-  budget_.Give(c.charged);
-  // Only now is the descriptor closed (by ~Conn): the timekeeper never shuts down one reused
-  // since.
+  // Only now is the descriptor closed (by ~Conn, which also gives its budget back): the
+  // timekeeper never shuts down one reused since.
   ERR_clear_error();
   delete &c;
 }

@@ -110,10 +110,8 @@ class EventServer {
   Next Frame(Conn& c, Response& res);
   void FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res);
   void QueueAnswer(Conn& c, const Response& res, bool refused);
-  // The request buffer and its share of budget_ (event_server.cc says how).
+  // Grows c's request buffer (BudgetedBuffer::Grow), counting a refusal for want of budget.
   bool GrowInput(Conn& c, size_t capacity, size_t requestBytes);
-  void ShrinkInput(Conn& c);
-  void Recharge(Conn& c);
   static Response OverBudget();
   void Arm(Conn& c, uint32_t events);
   std::chrono::milliseconds PhaseDeadline(Phase phase) const;
