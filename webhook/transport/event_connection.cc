@@ -55,16 +55,16 @@ void EventServer::Drive(Conn& c) {
   { std::lock_guard handoff(c.handoff); }  // the thread that armed it is done with it
   const uint8_t phase = c.phase.load(std::memory_order_relaxed);
   if (phase == kLinger) return Linger(c);
-  if (phase == kHandshake && !Handshake(c)) return;
-  if (!c.out.empty() && !Flush(c)) return;
+  if (phase == kHandshake && Handshake(c) == Holder::kReleased) return;
+  if (!c.out.empty() && Flush(c) == Holder::kReleased) return;
   ReadAndServe(c);
 }
 
-bool EventServer::Handshake(Conn& c) {
+EventServer::Holder EventServer::Handshake(Conn& c) {
   int rc = TlsHandshake(c.ssl.get());
   if (rc == 1) {
     SetPhase(c, kIdle);
-    return true;
+    return Holder::kThisThread;
   }
   switch (SSL_get_error(c.ssl.get(), rc)) {
     case SSL_ERROR_WANT_READ:
@@ -77,10 +77,10 @@ bool EventServer::Handshake(Conn& c) {
       Close(c);
       break;  // not TLS, refused, or gone: nothing to answer
   }
-  return false;
+  return Holder::kReleased;
 }
 
-bool EventServer::Flush(Conn& c) {
+EventServer::Holder EventServer::Flush(Conn& c) {
   while (c.outOff < c.out.size()) {
     int n = TlsWrite(c.ssl.get(), std::string_view(c.out).substr(c.outOff));
     if (n > 0) {
@@ -100,7 +100,7 @@ bool EventServer::Flush(Conn& c) {
         Close(c);
         break;  // the peer left
     }
-    return false;
+    return Holder::kReleased;
   }
   c.out.clear();
   c.outOff = 0;
@@ -112,9 +112,9 @@ bool EventServer::Flush(Conn& c) {
     } else {
       Close(c);
     }
-    return false;
+    return Holder::kReleased;
   }
-  return true;
+  return Holder::kThisThread;
 }
 
 // A refused request's body was never read, and the peer may still be sending it: closing now
@@ -146,14 +146,14 @@ void EventServer::Linger(Conn& c) {
   Close(c);
 }
 
-bool EventServer::ReadAndServe(Conn& c) {
+void EventServer::ReadAndServe(Conn& c) {
   int answers = 0;
   int reads = 0;
   size_t bytes = 0;
   for (;;) {
-    if (!ServeBuffered(c)) return false;
+    if (ServeBuffered(c) == Holder::kReleased) return;
     if (!c.out.empty()) {
-      if (!Flush(c)) return false;
+      if (Flush(c) == Holder::kReleased) return;
       if (++answers >= kAnswersPerTurn) return Yield(c);
       continue;  // another whole request may be buffered
     }
@@ -190,7 +190,7 @@ bool EventServer::ReadAndServe(Conn& c) {
         Close(c);
         break;  // reset, end of file, or a TLS error
     }
-    return false;
+    return;
   }
 }
 
@@ -198,10 +198,9 @@ bool EventServer::ReadAndServe(Conn& c) {
 // there is work left (bytes in the socket, or a writable socket for requests already buffered,
 // which the next turn serves before reading), and puts the connection at the back of epoll's
 // ready list.
-bool EventServer::Yield(Conn& c) {
+void EventServer::Yield(Conn& c) {
   ++yields_;
   Arm(c, EPOLLIN | EPOLLOUT);
-  return false;
 }
 
 }  // namespace gpugate::transport

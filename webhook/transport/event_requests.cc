@@ -15,15 +15,15 @@
 
 namespace gpugate::transport {
 
-bool EventServer::ServeBuffered(Conn& c) {
-  if (c.in.empty()) return true;
+EventServer::Holder EventServer::ServeBuffered(Conn& c) {
+  if (c.in.empty()) return Holder::kThisThread;
   Response res;
   switch (Frame(c, res)) {
     case Next::kMoreBytes:
-      return true;
+      return Holder::kThisThread;
     case Next::kRefuse:
       QueueAnswer(c, res, /*refused=*/true);
-      return true;
+      return Holder::kThisThread;
     case Next::kServe:
       break;
   }
@@ -41,11 +41,11 @@ bool EventServer::ServeBuffered(Conn& c) {
     std::function<void(Response&)> rest = std::move(res.blocking);
     res.blocking = nullptr;
     FinishBlocking(c, std::move(rest), std::move(res));
-    return false;
+    return Holder::kReleased;
   }
   ++requests_;
   QueueAnswer(c, res, /*refused=*/false);
-  return true;
+  return Holder::kThisThread;
 }
 
 // Feeds the head parser what arrived since the last call (it never looks at a byte twice), then
