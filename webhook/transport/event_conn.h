@@ -67,13 +67,21 @@ struct EventServer::Conn {
   size_t outOff = 0;
   size_t served = 0;
   HeadParser parser;  // the head of the request at the front of `in`
-  // The request being answered: what its answer's framing needs once the head's views are gone.
-  bool keepAlive = false;
-  bool headOnly = false;          // a HEAD request
-  size_t consumed = 0;            // its head and body bytes at the front of `in`
-  bool closeAfterWrite = false;   // close once `out` is written
-  bool lingerAfterWrite = false;  // with closeAfterWrite: the request was refused unread
-  size_t discarded = 0;           // bytes thrown away while lingering
+  // The request at the front of `in`, from its head on: what its answer's framing needs once
+  // the head's views are gone. Set when its head is complete (Frame); back to these defaults,
+  // in QueueAnswer only, once its answer is queued.
+  struct Exchange {
+    bool keepAlive = false;
+    bool headOnly = false;  // a HEAD request
+    size_t consumed = 0;    // its head and body bytes at the front of `in`
+  } exchange;
+  // What Flush does once `out` is written; set with each answer (QueueAnswer).
+  enum class AfterWrite : uint8_t {
+    kKeepOpen,
+    kClose,
+    kLinger,  // close, after discarding what the peer still sends: the request was refused unread
+  } afterWrite = AfterWrite::kKeepOpen;
+  size_t discarded = 0;  // bytes thrown away while lingering
 };
 
 }  // namespace gpugate::transport

@@ -105,16 +105,19 @@ EventServer::Holder EventServer::Flush(Conn& c) {
   c.out.clear();
   c.outOff = 0;
   ReleaseIfLarge(c.out);
-  if (c.closeAfterWrite) {
-    TlsShutdown(c.ssl.get());
-    if (c.lingerAfterWrite) {
-      Linger(c);
-    } else {
+  switch (c.afterWrite) {
+    case Conn::AfterWrite::kKeepOpen:
+      return Holder::kThisThread;
+    case Conn::AfterWrite::kClose:
+      TlsShutdown(c.ssl.get());
       Close(c);
-    }
-    return Holder::kReleased;
+      break;
+    case Conn::AfterWrite::kLinger:
+      TlsShutdown(c.ssl.get());
+      Linger(c);
+      break;
   }
-  return Holder::kThisThread;
+  return Holder::kReleased;
 }
 
 // A refused request's body was never read, and the peer may still be sending it: closing now
@@ -161,7 +164,6 @@ void EventServer::ReadAndServe(Conn& c) {
     // Need more bytes. A body has its room already (Frame); a head grows a chunk at a time.
     if (c.in.room() < kReadChunk && c.parser.state() == HeadParser::State::kIncomplete &&
         !GrowInput(c, c.in.size() + kReadChunk, 0)) {
-      c.headOnly = false;
       QueueAnswer(c, OverBudget(), /*refused=*/true);
       continue;  // to write the refusal
     }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "transport/event_conn.h"
 #include "transport/event_server.h"
@@ -62,23 +63,23 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
     }
     if (state == HeadParser::State::kRefused) {
       res.Set(c.parser.status(), c.parser.reason());
-      c.headOnly = false;
       return Next::kRefuse;
     }
     const RequestHead& head = c.parser.Head(c.in.view());
-    c.keepAlive = head.keepAlive;
-    c.headOnly = head.method == "HEAD";
-    c.consumed = head.headBytes + head.contentLength;
+    c.exchange = {.keepAlive = head.keepAlive,
+                  .headOnly = head.method == "HEAD",
+                  .consumed = head.headBytes + head.contentLength};
+    const size_t consumed = c.exchange.consumed;
     const bool expectContinue = head.expectContinue;
     if (check_(Request{head, {}, c.ssl.get()}, res) == HeadVerdict::kRefuse) return Next::kRefuse;
     // The whole request's room, from the budget, before the body is read or asked for.
-    if (!GrowInput(c, c.consumed, c.consumed)) {
+    if (!GrowInput(c, consumed, consumed)) {
       res = OverBudget();
       return Next::kRefuse;
     }
-    if (expectContinue && c.in.size() < c.consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+    if (expectContinue && c.in.size() < consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
   }
-  if (c.in.size() < c.consumed) {
+  if (c.in.size() < c.exchange.consumed) {
     SetPhase(c, kBody);  // from the end of the headers, for the whole body
     return Next::kMoreBytes;
   }
@@ -102,19 +103,22 @@ void EventServer::FinishBlocking(Conn& c, std::function<void(Response&)> rest, R
   });
 }
 
-// Frames `res` into c's output and consumes its request from c's input.
+// Frames `res` into c's output and consumes its request from c's input; the one place the
+// request's exchange state is reset.
 void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
+  const Conn::Exchange done = std::exchange(c.exchange, {});
   // Stop() sets draining_ too: after it, every answer ends its connection.
-  const bool close = refused || res.close || !c.keepAlive || draining_ ||
+  const bool close = refused || res.close || !done.keepAlive || draining_ ||
                      ++c.served >= tuning_.keepAliveMaxRequests;
-  WriteResponse(res, close, c.headOnly, c.out);
-  c.closeAfterWrite = close;
-  c.lingerAfterWrite = refused;
+  WriteResponse(res, close, done.headOnly, c.out);
+  c.afterWrite = refused ? Conn::AfterWrite::kLinger
+                 : close ? Conn::AfterWrite::kClose
+                         : Conn::AfterWrite::kKeepOpen;
   c.parser.Reset();
   if (close) {
     c.in.Clear();  // what follows a refused head is not a request we can frame
   } else {
-    c.in.Consume(c.consumed);
+    c.in.Consume(done.consumed);
   }
   c.in.Shrink();
 }
