@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "common/deadline.h"
 #include "tls/openssl_ptr.h"
 #include "transport/budgeted_buffer.h"
 #include "transport/event_server.h"
@@ -53,7 +54,7 @@ struct EventServer::Conn {
   const int fd;
   tls::SslPtr ssl;
   // Read by the timekeeper under mu_, written by the owning thread.
-  std::atomic<int64_t> deadline{0};  // steady-clock ns; 0: none
+  std::atomic<Deadline> deadline{kNoDeadline};  // of the phase
   std::atomic<uint8_t> phase{kHandshake};
   // Handing the connection from one thread to the next goes through epoll, which orders the
   // two but is invisible to ThreadSanitizer. The arming thread holds this across epoll_ctl and

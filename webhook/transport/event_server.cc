@@ -15,17 +15,12 @@
 #include <cstring>
 #include <memory>
 
+#include "common/deadline.h"
 #include "transport/event_conn.h"
 #include "transport/log.h"
 
 namespace gpugate::transport {
 namespace {
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // A tenth of the shortest deadline, from 1 ms to 100 ms: the default 10 s deadlines are scanned
 // every 100 ms (ten wake-ups a second, whatever the load), a test's 200 ms ones every 20 ms.
@@ -159,10 +154,9 @@ void EventServer::Keep() {
   std::unique_lock lock(mu_);
   for (;;) {
     changed_.wait_for(lock, scanInterval_);
-    const int64_t now = NowNs();
+    const Deadline now = SteadyClock::now();
     for (Conn* c : conns_) {
-      int64_t due = c->deadline.load(std::memory_order_relaxed);
-      if (c->shut || due == 0 || now < due) continue;
+      if (c->shut || now < c->deadline.load(std::memory_order_relaxed)) continue;
       c->shut = true;
       ++timedOut_[c->phase.load(std::memory_order_relaxed)];
       ::shutdown(c->fd, SHUT_RDWR);  // its owner's next read or write fails, and it closes
@@ -282,10 +276,14 @@ std::chrono::milliseconds EventServer::PhaseDeadline(Phase phase) const {
 }
 
 void EventServer::SetPhase(Conn& c, Phase phase, bool restart) {
-  if (!restart && c.phase.load(std::memory_order_relaxed) == phase && c.deadline != 0) return;
-  const auto limit = std::chrono::nanoseconds(PhaseDeadline(phase));
+  if (!restart && c.phase.load(std::memory_order_relaxed) == phase &&
+      c.deadline.load(std::memory_order_relaxed) != kNoDeadline) {
+    return;
+  }
+  const std::chrono::milliseconds limit = PhaseDeadline(phase);
   c.phase.store(phase, std::memory_order_relaxed);
-  c.deadline.store(limit.count() == 0 ? 0 : NowNs() + limit.count(), std::memory_order_relaxed);
+  c.deadline.store(limit.count() == 0 ? kNoDeadline : SteadyClock::now() + limit,
+                   std::memory_order_relaxed);
 }
 
 void EventServer::Close(Conn& c) {
