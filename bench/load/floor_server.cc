@@ -99,7 +99,7 @@ void Routes(httplib::SSLServer& http) {
 
 }  // namespace
 
-// The same routes on gpugate's own transport, as transport::Server sets it up.
+// The same routes on gpugate's own transport, as serving::Server sets it up.
 int ServeEvent(const Args& args, const sigset_t& stopSignals) {
   namespace t = gpugate::transport;
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
@@ -108,7 +108,7 @@ int ServeEvent(const Args& args, const sigset_t& stopSignals) {
     return 1;
   }
   t::EventServer server(
-      t::Tuning{}, *ctx, [](const t::Request&, t::Response&) { return false; },
+      t::Tuning{}, *ctx, [](const t::Request&, t::Response&) { return t::HeadVerdict::kRead; },
       [](const t::Request& req, t::Response& res) {
         const auto& h = req.head;
         if (h.method == "POST" && (h.path == "/validate" || h.path == "/mutate")) {
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
     int sig = 0;
     sigwait(&stopSignals, &sig);
     stopping = true;
-    // stop() is a no-op before the accept loop runs; wait for it, as transport::Server::Run does.
+    // stop() is a no-op before the accept loop runs; wait for it, as serving::Server::Run does.
     while (!http->is_running()) std::this_thread::yield();
     http->stop();
   });

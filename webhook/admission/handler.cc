@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "admission/flavor_check.h"
+#include "common/deadline.h"
 #include "policy/mutation.h"
 #include "policy/rule_inputs.h"
 #include "quota/pod_charge.h"
@@ -22,9 +23,7 @@ const policy::PodSpecView* PodSpec(const review::AdmissionRequest& r) {
   return nullptr;
 }
 
-bool PastDeadline(const review::AdmissionRequest& r) {
-  return r.deadline && std::chrono::steady_clock::now() >= *r.deadline;
-}
+bool PastDeadline(const review::AdmissionRequest& r) { return SteadyClock::now() >= r.deadline; }
 
 // The answer to a charge the ledger made or refused; `findings` are the rules' (none in deny
 // mode), to which a charge over the limit adds its own.
@@ -168,7 +167,7 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request,
                                     .amounts = std::move(amounts),
                                     .dryRun = request.dryRun,
                                     .enforce = quotaMode == policy::Mode::kDeny,
-                                    .deadline = request.deadline.value_or(quota::kNoDeadline)});
+                                    .deadline = request.deadline});
   if (!reserved && PastDeadline(request)) {
     return review::Errored(
         504, "deadline-exceeded",
@@ -190,7 +189,7 @@ review::Decision Handler::Release(const review::AdmissionRequest& request) const
   const review::ObjectMeta& meta =
       request.operation == "DELETE" ? request.oldObjectMeta : request.objectMeta;
   quota::PodRef pod{request.ns, meta.name.empty() ? request.name : meta.name, meta.uid};
-  auto released = ledger_->Release(pod, request.deadline.value_or(quota::kNoDeadline));
+  auto released = ledger_->Release(pod, request.deadline);
   if (!released) {
     // A failed journal write must not block a delete or a status update: the charge stays until
     // the next release of this pod, which errs on the side of the limit.

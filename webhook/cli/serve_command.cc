@@ -17,8 +17,8 @@
 #include "cli/serve_tuning.h"
 #include "common/go_duration.h"
 #include "config/config.h"
+#include "serving/server.h"
 #include "transport/log.h"
-#include "transport/server.h"
 
 namespace gpugate::cli {
 namespace {
@@ -104,7 +104,7 @@ sigset_t StopSignals() {
 // inside a signal handler. The stop is graceful: the server drains for `delay` (still answering,
 // not ready, asking callers to reconnect) while endpoints drop it, then stops accepting and
 // finishes what is in flight. A second signal cuts the delay short.
-std::thread StopOnSignal(transport::Server& server, std::chrono::milliseconds delay) {
+std::thread StopOnSignal(serving::Server& server, std::chrono::milliseconds delay) {
   sigset_t set = StopSignals();
   return std::thread([set, &server, delay] {
     int sig = 0;
@@ -187,14 +187,14 @@ int RunServe(const std::vector<std::string>& args) {
         .Int("maxConnections", static_cast<int64_t>(tuning.maxConnections))
         .Warn();
   }
-  transport::Server server({.listen = *listen,
-                            .certFile = cfg->tls.certFile,
-                            .keyFile = cfg->tls.keyFile,
-                            .clientCaFile = cfg->tls.clientCAFile,
-                            .openPaths = cfg->tls.openPaths,
-                            .tlsReloadInterval = cfg->tls.reloadInterval,
-                            .tuning = tuning},
-                           handler);
+  serving::Server server({.listen = *listen,
+                          .certFile = cfg->tls.certFile,
+                          .keyFile = cfg->tls.keyFile,
+                          .clientCaFile = cfg->tls.clientCAFile,
+                          .openPaths = cfg->tls.openPaths,
+                          .tlsReloadInterval = cfg->tls.reloadInterval,
+                          .tuning = tuning},
+                         handler);
   std::thread signals = StopOnSignal(server, cfg->shutdownDelay);
   if (auto bound = server.Bind(); !bound) {
     transport::LogLine("cannot start").Str("error", bound.error().message).Error();

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/deadline.h"
 #include "common/result.h"
 #include "quota/amounts.h"
 #include "quota/quota_config.h"
@@ -26,9 +27,9 @@ struct PodRef {
   std::string uid;
 };
 
-// When the caller needs the answer (the review's ?timeout=, less a margin): steady time.
-using Deadline = std::chrono::steady_clock::time_point;
-inline constexpr Deadline kNoDeadline = Deadline::max();
+// When the caller needs the answer (the review's ?timeout=, less a margin): common/deadline.h.
+using gpugate::Deadline;
+using gpugate::kNoDeadline;
 
 struct Charge {
   PodRef pod;

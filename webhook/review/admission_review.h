@@ -10,12 +10,12 @@
 // until the last of them is gone. Nothing points into the body itself.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/deadline.h"
 #include "common/result.h"
 #include "policy/pod_view.h"
 #include "review/decision.h"
@@ -58,9 +58,9 @@ struct AdmissionRequest {
   bool samePodSpecs = false;
   std::string phase;  // request.object.status.phase, for Pods
   // When gpugate must have its answer ready: the caller's ?timeout= less a margin for sending it
-  // (transport/server.cc, AnswerDeadline). Not part of the body: the transport sets it. Unset: no
-  // deadline known.
-  std::optional<std::chrono::steady_clock::time_point> deadline;
+  // (serving/answer_deadline.h). Not part of the body: the serving layer sets it. kNoDeadline:
+  // none known.
+  Deadline deadline = kNoDeadline;
 
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
 };

@@ -44,9 +44,9 @@ std::string ClientAuth::Refusal(std::string_view path, const SSL* ssl) const {
   return "";
 }
 
-bool ClientAuth::Refuse(std::string_view path, const SSL* ssl, Response& res, Metrics& metrics) {
+HeadVerdict ClientAuth::Check(std::string_view path, const SSL* ssl, Response& res) {
   std::string refusal = Refusal(path, ssl);
-  if (refusal.empty()) return false;
+  if (refusal.empty()) return HeadVerdict::kRead;
   const std::string route = RouteLabel(path);
   const bool presented = ssl && SSL_get0_peer_certificate(ssl);
   const char* reason = presented ? "untrusted" : "no_certificate";
@@ -54,7 +54,6 @@ bool ClientAuth::Refuse(std::string_view path, const SSL* ssl, Response& res, Me
     std::lock_guard lock(mu_);
     ++refused_[{route, reason}];
   }
-  if (route == "validate" || route == "mutate") metrics.CountRequest(route, 403);
   LogLine("client refused")
       .Str("route", route)
       .Str("path", path)
@@ -63,7 +62,7 @@ bool ClientAuth::Refuse(std::string_view path, const SSL* ssl, Response& res, Me
       .Warn();
   res.Set(403, refusal + "\n");
   res.close = true;  // its body, if any, was never read
-  return true;
+  return HeadVerdict::kRefuse;
 }
 
 std::string ClientAuth::RenderMetrics() const {

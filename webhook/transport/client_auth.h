@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "transport/http_message.h"
-#include "transport/metrics.h"
 
 namespace gpugate::transport {
 
@@ -31,11 +30,11 @@ class ClientAuth {
  public:
   explicit ClientAuth(ClientAuthPolicy policy) : policy_(std::move(policy)) {}
 
-  // When certificates are required and the caller on `ssl` may not use `path`, answers 403 with
-  // the reason as plain text, and returns true. Meant for the server's head check, which runs
-  // before the body is read (the connection closes after). `metrics` counts refusals on
-  // /validate and /mutate with their other answers.
-  bool Refuse(std::string_view path, const SSL* ssl, Response& res, Metrics& metrics);
+  // kRefuse when certificates are required and the caller on `ssl` may not use `path`: `res`
+  // then answers 403 with the reason as plain text, and the refusal is counted and logged.
+  // Meant for the server's head check, which runs before the body is read (the connection
+  // closes after).
+  HeadVerdict Check(std::string_view path, const SSL* ssl, Response& res);
 
   // Why the caller on the connection `ssl` may not use `path`, or "" when it may.
   std::string Refusal(std::string_view path, const SSL* ssl) const;

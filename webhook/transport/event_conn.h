@@ -5,13 +5,18 @@
 #pragma once
 
 #include <openssl/ssl.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 
+#include "common/deadline.h"
+#include "tls/openssl_ptr.h"
+#include "transport/budgeted_buffer.h"
 #include "transport/event_server.h"
 #include "transport/head_parser.h"
 
@@ -33,12 +38,23 @@ constexpr size_t kKeepCapacity = 32 << 10;
 // from the request-byte budget. Idle connections keep at most this much, so they hold none.
 constexpr size_t kFreeInputBytes = kReadChunk;
 
+// Owned by the registry (EventServer::conns_) from accept to Close, which deletes it; its socket
+// and TLS state go with it, in ~Conn and nowhere else.
 struct EventServer::Conn {
-  Conn(int socket, const HeadLimits& limits) : fd(socket), parser(limits) {}
+  // Takes `socket` and `tls` (which may be null: SSL_new failed).
+  Conn(int socket, tls::SslPtr tls, const HeadLimits& limits, ByteBudget& budget)
+      : fd(socket), ssl(std::move(tls)), in(budget, kFreeInputBytes), parser(limits) {}
+  ~Conn() {
+    ssl.reset();
+    ::close(fd);
+  }
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
   const int fd;
-  SSL* ssl = nullptr;
+  tls::SslPtr ssl;
   // Read by the timekeeper under mu_, written by the owning thread.
-  std::atomic<int64_t> deadline{0};  // steady-clock ns; 0: none
+  std::atomic<Deadline> deadline{kNoDeadline};  // of the phase
   std::atomic<uint8_t> phase{kHandshake};
   // Handing the connection from one thread to the next goes through epoll, which orders the
   // two but is invisible to ThreadSanitizer. The arming thread holds this across epoll_ctl and
@@ -47,19 +63,26 @@ struct EventServer::Conn {
   std::mutex handoff;
   bool shut = false;  // guarded by mu_: the timekeeper shut the socket down
   // Owned by whichever thread epoll handed the connection to.
-  std::string in;      // bytes read and not yet consumed by a request
-  size_t charged = 0;  // of the request-byte budget: in's capacity beyond kFreeInputBytes
-  std::string out;     // an answer not yet fully written
+  BudgetedBuffer in;  // bytes read and not yet consumed by a request
+  std::string out;    // an answer not yet fully written
   size_t outOff = 0;
   size_t served = 0;
   HeadParser parser;  // the head of the request at the front of `in`
-  // The request being answered: what its answer's framing needs once the head's views are gone.
-  bool keepAlive = false;
-  bool headOnly = false;          // a HEAD request
-  size_t consumed = 0;            // its head and body bytes at the front of `in`
-  bool closeAfterWrite = false;   // close once `out` is written
-  bool lingerAfterWrite = false;  // with closeAfterWrite: the request was refused unread
-  size_t discarded = 0;           // bytes thrown away while lingering
+  // The request at the front of `in`, from its head on: what its answer's framing needs once
+  // the head's views are gone. Set when its head is complete (Frame); back to these defaults,
+  // in QueueAnswer only, once its answer is queued.
+  struct Exchange {
+    bool keepAlive = false;
+    bool headOnly = false;  // a HEAD request
+    size_t consumed = 0;    // its head and body bytes at the front of `in`
+  } exchange;
+  // What Flush does once `out` is written; set with each answer (QueueAnswer).
+  enum class AfterWrite : uint8_t {
+    kKeepOpen,
+    kClose,
+    kLinger,  // close, after discarding what the peer still sends: the request was refused unread
+  } afterWrite = AfterWrite::kKeepOpen;
+  size_t discarded = 0;  // bytes thrown away while lingering
 };
 
 }  // namespace gpugate::transport

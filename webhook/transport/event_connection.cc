@@ -55,18 +55,18 @@ void EventServer::Drive(Conn& c) {
   { std::lock_guard handoff(c.handoff); }  // the thread that armed it is done with it
   const uint8_t phase = c.phase.load(std::memory_order_relaxed);
   if (phase == kLinger) return Linger(c);
-  if (phase == kHandshake && !Handshake(c)) return;
-  if (!c.out.empty() && !Flush(c)) return;
+  if (phase == kHandshake && Handshake(c) == Holder::kReleased) return;
+  if (!c.out.empty() && Flush(c) == Holder::kReleased) return;
   ReadAndServe(c);
 }
 
-bool EventServer::Handshake(Conn& c) {
-  int rc = TlsHandshake(c.ssl);
+EventServer::Holder EventServer::Handshake(Conn& c) {
+  int rc = TlsHandshake(c.ssl.get());
   if (rc == 1) {
     SetPhase(c, kIdle);
-    return true;
+    return Holder::kThisThread;
   }
-  switch (SSL_get_error(c.ssl, rc)) {
+  switch (SSL_get_error(c.ssl.get(), rc)) {
     case SSL_ERROR_WANT_READ:
       Arm(c, EPOLLIN);
       break;
@@ -77,17 +77,17 @@ bool EventServer::Handshake(Conn& c) {
       Close(c);
       break;  // not TLS, refused, or gone: nothing to answer
   }
-  return false;
+  return Holder::kReleased;
 }
 
-bool EventServer::Flush(Conn& c) {
+EventServer::Holder EventServer::Flush(Conn& c) {
   while (c.outOff < c.out.size()) {
-    int n = TlsWrite(c.ssl, std::string_view(c.out).substr(c.outOff));
+    int n = TlsWrite(c.ssl.get(), std::string_view(c.out).substr(c.outOff));
     if (n > 0) {
       c.outOff += static_cast<size_t>(n);
       continue;
     }
-    switch (SSL_get_error(c.ssl, n)) {
+    switch (SSL_get_error(c.ssl.get(), n)) {
       case SSL_ERROR_WANT_WRITE:
         SetPhase(c, kWriting);
         Arm(c, EPOLLOUT);
@@ -100,21 +100,24 @@ bool EventServer::Flush(Conn& c) {
         Close(c);
         break;  // the peer left
     }
-    return false;
+    return Holder::kReleased;
   }
   c.out.clear();
   c.outOff = 0;
   ReleaseIfLarge(c.out);
-  if (c.closeAfterWrite) {
-    TlsShutdown(c.ssl);
-    if (c.lingerAfterWrite) {
-      Linger(c);
-    } else {
+  switch (c.afterWrite) {
+    case Conn::AfterWrite::kKeepOpen:
+      return Holder::kThisThread;
+    case Conn::AfterWrite::kClose:
+      TlsShutdown(c.ssl.get());
       Close(c);
-    }
-    return false;
+      break;
+    case Conn::AfterWrite::kLinger:
+      TlsShutdown(c.ssl.get());
+      Linger(c);
+      break;
   }
-  return true;
+  return Holder::kReleased;
 }
 
 // A refused request's body was never read, and the peer may still be sending it: closing now
@@ -124,8 +127,8 @@ bool EventServer::Flush(Conn& c) {
 void EventServer::Linger(Conn& c) {
   if (c.phase.load(std::memory_order_relaxed) != kLinger) {
     ::shutdown(c.fd, SHUT_WR);
-    c.in.clear();
-    ShrinkInput(c);
+    c.in.Clear();
+    c.in.Shrink();
     SetPhase(c, kLinger);
   }
   char sink[16 << 10];
@@ -146,42 +149,35 @@ void EventServer::Linger(Conn& c) {
   Close(c);
 }
 
-bool EventServer::ReadAndServe(Conn& c) {
+void EventServer::ReadAndServe(Conn& c) {
   int answers = 0;
   int reads = 0;
   size_t bytes = 0;
   for (;;) {
-    if (!ServeBuffered(c)) return false;
+    if (ServeBuffered(c) == Holder::kReleased) return;
     if (!c.out.empty()) {
-      if (!Flush(c)) return false;
+      if (Flush(c) == Holder::kReleased) return;
       if (++answers >= kAnswersPerTurn) return Yield(c);
       continue;  // another whole request may be buffered
     }
     if (reads >= kReadsPerTurn || bytes >= kBytesPerTurn) return Yield(c);
     // Need more bytes. A body has its room already (Frame); a head grows a chunk at a time.
-    if (c.in.capacity() - c.in.size() < kReadChunk &&
-        c.parser.state() == HeadParser::State::kIncomplete &&
+    if (c.in.room() < kReadChunk && c.parser.state() == HeadParser::State::kIncomplete &&
         !GrowInput(c, c.in.size() + kReadChunk, 0)) {
-      c.headOnly = false;
       QueueAnswer(c, OverBudget(), /*refused=*/true);
       continue;  // to write the refusal
     }
-    size_t room = c.in.capacity() - c.in.size();
-    int n = 0;
-    c.in.resize_and_overwrite(c.in.size() + room, [&](char* p, size_t size) {
-      n = TlsRead(c.ssl, p + size - room, room);
-      return size - room + static_cast<size_t>(n > 0 ? n : 0);
-    });
+    int n = c.in.Fill([&](char* to, size_t room) { return TlsRead(c.ssl.get(), to, room); });
     if (n > 0) {
       ++reads;
       bytes += static_cast<size_t>(n);
       continue;
     }
-    switch (SSL_get_error(c.ssl, n)) {
+    switch (SSL_get_error(c.ssl.get(), n)) {
       case SSL_ERROR_WANT_READ:
         if (c.in.empty()) {
           SetPhase(c, kIdle);
-          ShrinkInput(c);
+          c.in.Shrink();
         }
         Arm(c, EPOLLIN);
         break;
@@ -189,14 +185,14 @@ bool EventServer::ReadAndServe(Conn& c) {
         Arm(c, EPOLLOUT);
         break;
       case SSL_ERROR_ZERO_RETURN:  // close_notify
-        TlsShutdown(c.ssl);
+        TlsShutdown(c.ssl.get());
         Close(c);
         break;
       default:
         Close(c);
         break;  // reset, end of file, or a TLS error
     }
-    return false;
+    return;
   }
 }
 
@@ -204,10 +200,9 @@ bool EventServer::ReadAndServe(Conn& c) {
 // there is work left (bytes in the socket, or a writable socket for requests already buffered,
 // which the next turn serves before reading), and puts the connection at the back of epoll's
 // ready list.
-bool EventServer::Yield(Conn& c) {
+void EventServer::Yield(Conn& c) {
   ++yields_;
   Arm(c, EPOLLIN | EPOLLOUT);
-  return false;
 }
 
 }  // namespace gpugate::transport

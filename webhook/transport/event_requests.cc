@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "transport/event_conn.h"
 #include "transport/event_server.h"
@@ -15,21 +16,21 @@
 
 namespace gpugate::transport {
 
-bool EventServer::ServeBuffered(Conn& c) {
-  if (c.in.empty()) return true;
+EventServer::Holder EventServer::ServeBuffered(Conn& c) {
+  if (c.in.empty()) return Holder::kThisThread;
   Response res;
   switch (Frame(c, res)) {
     case Next::kMoreBytes:
-      return true;
+      return Holder::kThisThread;
     case Next::kRefuse:
       QueueAnswer(c, res, /*refused=*/true);
-      return true;
+      return Holder::kThisThread;
     case Next::kServe:
       break;
   }
-  SetPhase(c, kHandling, /*restart=*/true);       // each request's answer has the whole deadline
-  const RequestHead& head = c.parser.Head(c.in);  // its views into the buffer as it is now
-  Request req{head, std::string_view(c.in).substr(head.headBytes, head.contentLength), c.ssl};
+  SetPhase(c, kHandling, /*restart=*/true);  // each request's answer has the whole deadline
+  const RequestHead& head = c.parser.Head(c.in.view());  // its views into the buffer as it is now
+  Request req{head, c.in.view().substr(head.headBytes, head.contentLength), c.ssl.get()};
   try {
     handler_(req, res);
   } catch (const std::exception& e) {
@@ -41,11 +42,11 @@ bool EventServer::ServeBuffered(Conn& c) {
     std::function<void(Response&)> rest = std::move(res.blocking);
     res.blocking = nullptr;
     FinishBlocking(c, std::move(rest), std::move(res));
-    return false;
+    return Holder::kReleased;
   }
   ++requests_;
   QueueAnswer(c, res, /*refused=*/false);
-  return true;
+  return Holder::kThisThread;
 }
 
 // Feeds the head parser what arrived since the last call (it never looks at a byte twice), then
@@ -54,7 +55,7 @@ bool EventServer::ServeBuffered(Conn& c) {
 EventServer::Next EventServer::Frame(Conn& c, Response& res) {
   if (c.parser.state() == HeadParser::State::kIncomplete) {
     const uint64_t before = c.parser.scanned();
-    const HeadParser::State state = c.parser.Feed(c.in);
+    const HeadParser::State state = c.parser.Feed(c.in.view());
     headBytesScanned_.fetch_add(c.parser.scanned() - before, std::memory_order_relaxed);
     if (state == HeadParser::State::kIncomplete) {
       SetPhase(c, kHeaders);  // the headers deadline runs from the request's first bytes
@@ -62,23 +63,23 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
     }
     if (state == HeadParser::State::kRefused) {
       res.Set(c.parser.status(), c.parser.reason());
-      c.headOnly = false;
       return Next::kRefuse;
     }
-    const RequestHead& head = c.parser.Head(c.in);
-    c.keepAlive = head.keepAlive;
-    c.headOnly = head.method == "HEAD";
-    c.consumed = head.headBytes + head.contentLength;
+    const RequestHead& head = c.parser.Head(c.in.view());
+    c.exchange = {.keepAlive = head.keepAlive,
+                  .headOnly = head.method == "HEAD",
+                  .consumed = head.headBytes + head.contentLength};
+    const size_t consumed = c.exchange.consumed;
     const bool expectContinue = head.expectContinue;
-    if (check_(Request{head, {}, c.ssl}, res)) return Next::kRefuse;
+    if (check_(Request{head, {}, c.ssl.get()}, res) == HeadVerdict::kRefuse) return Next::kRefuse;
     // The whole request's room, from the budget, before the body is read or asked for.
-    if (!GrowInput(c, c.consumed, c.consumed)) {
+    if (!GrowInput(c, consumed, consumed)) {
       res = OverBudget();
       return Next::kRefuse;
     }
-    if (expectContinue && c.in.size() < c.consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+    if (expectContinue && c.in.size() < consumed) c.out += "HTTP/1.1 100 Continue\r\n\r\n";
   }
-  if (c.in.size() < c.consumed) {
+  if (c.in.size() < c.exchange.consumed) {
     SetPhase(c, kBody);  // from the end of the headers, for the whole body
     return Next::kMoreBytes;
   }
@@ -102,63 +103,30 @@ void EventServer::FinishBlocking(Conn& c, std::function<void(Response&)> rest, R
   });
 }
 
-// Frames `res` into c's output and consumes its request from c's input.
+// Frames `res` into c's output and consumes its request from c's input; the one place the
+// request's exchange state is reset.
 void EventServer::QueueAnswer(Conn& c, const Response& res, bool refused) {
+  const Conn::Exchange done = std::exchange(c.exchange, {});
   // Stop() sets draining_ too: after it, every answer ends its connection.
-  const bool close = refused || res.close || !c.keepAlive || draining_ ||
+  const bool close = refused || res.close || !done.keepAlive || draining_ ||
                      ++c.served >= tuning_.keepAliveMaxRequests;
-  WriteResponse(res, close, c.headOnly, c.out);
-  c.closeAfterWrite = close;
-  c.lingerAfterWrite = refused;
+  WriteResponse(res, close, done.headOnly, c.out);
+  c.afterWrite = refused ? Conn::AfterWrite::kLinger
+                 : close ? Conn::AfterWrite::kClose
+                         : Conn::AfterWrite::kKeepOpen;
   c.parser.Reset();
   if (close) {
-    c.in.clear();  // what follows a refused head is not a request we can frame
+    c.in.Clear();  // what follows a refused head is not a request we can frame
   } else {
-    c.in.erase(0, c.consumed);
+    c.in.Consume(done.consumed);
   }
-  ShrinkInput(c);
+  c.in.Shrink();
 }
 
-// Grows c's request buffer to `capacity` bytes, for a request of `requestBytes` in all (0 while
-// its size is unknown), taking what it holds beyond kFreeInputBytes from the budget; false, and
-// nothing changed, when the budget has no room for it.
 bool EventServer::GrowInput(Conn& c, size_t capacity, size_t requestBytes) {
-  if (c.in.capacity() >= capacity) return true;
-  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
-  if (charge > c.charged && !budget_.TryTake(charge - c.charged, requestBytes)) {
-    ++overBudget_;
-    return false;
-  }
-  // A fresh string reserves exactly what is asked for (growing one in place may double it).
-  std::string grown;
-  grown.reserve(capacity);
-  grown.append(c.in);
-  c.in.swap(grown);
-  c.charged = std::max(charge, c.charged);
-  Recharge(c);
-  return true;
-}
-
-// After a request is consumed, or the connection idles: a buffer larger than its free part is
-// given back when what it still holds (a pipelined request's start) fits in a free one.
-void EventServer::ShrinkInput(Conn& c) {
-  if (c.in.capacity() <= kFreeInputBytes || c.in.size() > kFreeInputBytes) return;
-  std::string small;
-  if (!c.in.empty()) {
-    small.reserve(kFreeInputBytes);
-    small.append(c.in);
-  }
-  c.in.swap(small);
-  Recharge(c);
-}
-
-// Settles c's share of the budget with its buffer's capacity now.
-void EventServer::Recharge(Conn& c) {
-  const size_t capacity = c.in.capacity();
-  const size_t charge = capacity > kFreeInputBytes ? capacity - kFreeInputBytes : 0;
-  if (charge > c.charged) budget_.Take(charge - c.charged);
-  if (charge < c.charged) budget_.Give(c.charged - charge);
-  c.charged = charge;
+  if (c.in.Grow(capacity, requestBytes)) return true;
+  ++overBudget_;
+  return false;
 }
 
 // The refusal of a request the budget has no room for.

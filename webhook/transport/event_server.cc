@@ -13,18 +13,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 
+#include "common/deadline.h"
 #include "transport/event_conn.h"
 #include "transport/log.h"
 
 namespace gpugate::transport {
 namespace {
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // A tenth of the shortest deadline, from 1 ms to 100 ms: the default 10 s deadlines are scanned
 // every 100 ms (ten wake-ups a second, whatever the load), a test's 200 ms ones every 20 ms.
@@ -52,11 +48,8 @@ EventServer::EventServer(const Tuning& tuning, SSL_CTX& ctx, HeadCheck check, Ha
 
 EventServer::~EventServer() {
   CloseListener();
-  for (Conn* c : conns_) {  // Run() never ran, or returned: nothing else touches them
-    SSL_free(c->ssl);
-    ::close(c->fd);
-    delete c;
-  }
+  // Run() never ran, or returned: nothing else touches them.
+  for (Conn* c : conns_) delete c;
   if (wake_ >= 0) ::close(wake_);
   if (epoll_ >= 0) ::close(epoll_);
 }
@@ -161,10 +154,9 @@ void EventServer::Keep() {
   std::unique_lock lock(mu_);
   for (;;) {
     changed_.wait_for(lock, scanInterval_);
-    const int64_t now = NowNs();
+    const Deadline now = SteadyClock::now();
     for (Conn* c : conns_) {
-      int64_t due = c->deadline.load(std::memory_order_relaxed);
-      if (c->shut || due == 0 || now < due) continue;
+      if (c->shut || now < c->deadline.load(std::memory_order_relaxed)) continue;
       c->shut = true;
       ++timedOut_[c->phase.load(std::memory_order_relaxed)];
       ::shutdown(c->fd, SHUT_RDWR);  // its owner's next read or write fails, and it closes
@@ -218,27 +210,22 @@ void EventServer::AcceptAll() {
       break;  // EAGAIN: the backlog is empty
     }
     ++accepted_;
-    auto* c = new Conn(fd, limits_);
-    c->ssl = SSL_new(&ctx_);
-    bool ok = c->ssl && SSL_set_fd(c->ssl, fd) == 1;
-    if (ok) {
-      SSL_set_accept_state(c->ssl);
-      SSL_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-      SetPhase(*c, kHandshake);
+    // Owns the socket from here: leaving early closes it.
+    auto owned = std::make_unique<Conn>(fd, tls::SslPtr(SSL_new(&ctx_)), limits_, budget_);
+    if (!owned->ssl || SSL_set_fd(owned->ssl.get(), fd) != 1) continue;
+    SSL_set_accept_state(owned->ssl.get());
+    SSL_set_mode(owned->ssl.get(),
+                 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SetPhase(*owned, kHandshake);
+    {
       std::lock_guard lock(mu_);
       if (stopping_ || conns_.size() >= tuning_.maxConnections) {
-        ok = false;
         if (!stopping_) ++refused_;
-      } else {
-        conns_.insert(c);
+        continue;
       }
+      conns_.insert(owned.get());
     }
-    if (!ok) {
-      SSL_free(c->ssl);
-      ::close(fd);
-      delete c;
-      continue;
-    }
+    Conn* c = owned.release();  // the registry's now; Close deletes it
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLONESHOT;
     ev.data.ptr = c;
@@ -289,10 +276,14 @@ std::chrono::milliseconds EventServer::PhaseDeadline(Phase phase) const {
 }
 
 void EventServer::SetPhase(Conn& c, Phase phase, bool restart) {
-  if (!restart && c.phase.load(std::memory_order_relaxed) == phase && c.deadline != 0) return;
-  const auto limit = std::chrono::nanoseconds(PhaseDeadline(phase));
+  if (!restart && c.phase.load(std::memory_order_relaxed) == phase &&
+      c.deadline.load(std::memory_order_relaxed) != kNoDeadline) {
+    return;
+  }
+  const std::chrono::milliseconds limit = PhaseDeadline(phase);
   c.phase.store(phase, std::memory_order_relaxed);
-  c.deadline.store(limit.count() == 0 ? 0 : NowNs() + limit.count(), std::memory_order_relaxed);
+  c.deadline.store(limit.count() == 0 ? kNoDeadline : SteadyClock::now() + limit,
+                   std::memory_order_relaxed);
 }
 
 void EventServer::Close(Conn& c) {
@@ -301,11 +292,9 @@ void EventServer::Close(Conn& c) {
     conns_.erase(&c);
     if (stopping_ && conns_.empty()) changed_.notify_all();
   }
-  budget_.Give(c.charged);
-  // Only now is the descriptor closed: the timekeeper never shuts down one reused since.
+  // Only now is the descriptor closed (by ~Conn, which also gives its budget back): the
+  // timekeeper never shuts down one reused since.
   ERR_clear_error();
-  SSL_free(c.ssl);
-  ::close(c.fd);
   delete &c;
 }
 

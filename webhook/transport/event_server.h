@@ -54,9 +54,9 @@ struct Request {
 
 class EventServer {
  public:
-  // Runs once a request's head is read, before its body is: returns true with `res` filled to
-  // refuse the request unread (its connection closes after the answer).
-  using HeadCheck = std::function<bool(const Request&, Response&)>;
+  // Runs once a request's head is read, before its body is: kRefuse, with `res` filled, refuses
+  // the request unread (its connection closes after the answer).
+  using HeadCheck = std::function<HeadVerdict(const Request&, Response&)>;
   // Answers a whole request; may be called from several threads at once. Must not block: what
   // may goes in Response::blocking.
   using Handler = std::function<void(const Request&, Response&)>;
@@ -93,33 +93,42 @@ class EventServer {
     kPhases
   };
 
-  void Work();                 // one serving thread: epoll_wait and drive what it gets
-  void Keep();                 // the timekeeper, on Run's thread
-  void AcceptAll();            // the listener's event
-  void Drive(Conn& c);         // the connection's event; re-arms or closes it
-  bool Handshake(Conn& c);     // false: closed or waiting
-  bool ReadAndServe(Conn& c);  // false: closed or waiting
-  bool Yield(Conn& c);         // re-arms a connection with work left; false
-  bool Flush(Conn& c);         // false: closed or waiting
-  void Linger(Conn& c);        // after a refusal: discard what the peer still sends, then close
-  // Answers the whole request at the front of c's buffer, if there is one; false: the answer
+  // Who holds a connection after a step of its turn. kReleased: the step closed it (deleted),
+  // re-armed it (another thread may be driving it already) or handed it to a blocking worker;
+  // the caller must not touch it again.
+  enum class [[nodiscard]] Holder : uint8_t { kThisThread, kReleased };
+
+  void Work();                // one serving thread: epoll_wait and drive what it gets
+  void Keep();                // the timekeeper, on Run's thread
+  void AcceptAll();           // the listener's event
+  void Drive(Conn& c);        // the connection's event; releases c
+  Holder Handshake(Conn& c);  // kThisThread: completed
+  // Serves what c's buffer and socket hold, for one turn at most; always releases c (closes
+  // it, re-arms it, or hands it to the blocking workers).
+  void ReadAndServe(Conn& c);
+  void Yield(Conn& c);    // re-arms a connection with work left; releases c
+  Holder Flush(Conn& c);  // kThisThread: written, and the connection stays open
+  void Linger(Conn& c);   // after a refusal: discard what the peer still sends, then close
+  // Answers the whole request at the front of c's buffer, if there is one; kReleased: the answer
   // was handed to the blocking workers, which re-arm the connection.
-  bool ServeBuffered(Conn& c);
+  Holder ServeBuffered(Conn& c);
   enum class Next { kMoreBytes, kRefuse, kServe };
   // Frames the request at the front of c's buffer; kRefuse fills `res` with the refusal.
   Next Frame(Conn& c, Response& res);
   void FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res);
   void QueueAnswer(Conn& c, const Response& res, bool refused);
-  // The request buffer and its share of budget_ (event_server.cc says how).
+  // Grows c's request buffer (BudgetedBuffer::Grow), counting a refusal for want of budget.
   bool GrowInput(Conn& c, size_t capacity, size_t requestBytes);
-  void ShrinkInput(Conn& c);
-  void Recharge(Conn& c);
   static Response OverBudget();
+  // Hands c back to epoll for `events`. Another serving thread may own c the moment epoll_ctl
+  // returns: the caller touches nothing of c after this.
   void Arm(Conn& c, uint32_t events);
   std::chrono::milliseconds PhaseDeadline(Phase phase) const;
   // Enters `phase` and starts its deadline; staying in the same phase keeps the deadline running
   // (a phase is bounded as a whole) unless `restart`.
   void SetPhase(Conn& c, Phase phase, bool restart = false);
+  // Ends c: out of the registry, its budget given back, its TLS state and socket freed, c
+  // deleted. The caller touches nothing of c after this.
   void Close(Conn& c);
   void CloseListener();
 

@@ -229,9 +229,9 @@ TEST_F(EventServerTest, HeadCheckRefusesWithoutRunningTheHandler) {
     Echo(req, res);
   };
   auto check = [](const Request& req, Response& res) {
-    if (req.head.path != "/forbidden") return false;
+    if (req.head.path != "/forbidden") return HeadVerdict::kRead;
     res.Set(403, "forbidden\n");
-    return true;
+    return HeadVerdict::kRefuse;
   };
   ASSERT_TRUE(Start(TestTuning(), handler, check));
   auto c = Connect();

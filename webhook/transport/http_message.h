@@ -55,6 +55,11 @@ struct Response {
   }
 };
 
+// What a check of a request's head decided, before its body is read: read the body and answer
+// the request, or refuse it unread with the answer the check filled in (the connection closes
+// after that answer).
+enum class HeadVerdict { kRead, kRefuse };
+
 // Appends `res` to `out` as an HTTP/1.1 response: status line, Content-Type, Content-Length,
 // `Connection: close` when `close`, the extra headers, and the body unless `headOnly` (a HEAD
 // request is answered with the GET's headers and no body).

@@ -22,14 +22,15 @@
 #include <thread>
 #include <utility>
 
-#include "cluster/test_certs.h"
+#include "certs/test_certs.h"
+#include "common/deadline.h"
+#include "tls/openssl_ptr.h"
 #include "transport/event_server.h"
 #include "transport/tls_context.h"
 
 namespace gpugate::transport::testutil {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 
 // How long a test waits for anything the server should do at once (or after a short deadline).
 constexpr auto kWait = 5s;
@@ -39,9 +40,9 @@ constexpr auto kShortDeadline = 200ms;
 
 // The server's context: the shared test certificate for 127.0.0.1, set up as gpugate's is.
 inline SSL_CTX& ServerContext() {
-  static SSL_CTX* ctx = [] {
-    const auto& certs = cluster::testing::SharedTestCerts();
-    SSL_CTX* c = SSL_CTX_new(TLS_server_method());
+  static const tls::SslCtxPtr ctx = [] {
+    const auto& certs = certs::testing::SharedTestCerts();
+    tls::SslCtxPtr c(SSL_CTX_new(TLS_server_method()));
     auto ok = ConfigureServerTls(*c, certs.certFile(), certs.keyFile());
     if (!ok) ADD_FAILURE() << ok.error().message;
     return c;
@@ -52,8 +53,8 @@ inline SSL_CTX& ServerContext() {
 // The client does not check the server's certificate: these tests are about HTTP framing and
 // connection handling, not trust (tls_reloader_test.cc checks certificates).
 inline SSL_CTX* ClientContext() {
-  static SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-  return ctx;
+  static const tls::SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
+  return ctx.get();
 }
 
 // One blocking TCP connection to 127.0.0.1:port, plain until Handshake(). Every wait is bounded
@@ -79,7 +80,7 @@ class Client {
     ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &writeWait, sizeof writeWait);
   }
   ~Client() {
-    SSL_free(ssl_);
+    ssl_.reset();
     if (fd_ >= 0) ::close(fd_);
   }
   Client(const Client&) = delete;
@@ -89,26 +90,26 @@ class Client {
   // or kWait passed.
   bool Handshake() {
     if (closed_) return false;
-    ssl_ = SSL_new(ClientContext());
-    SSL_set_fd(ssl_, fd_);
-    const auto deadline = Clock::now() + kWait;
+    ssl_.reset(SSL_new(ClientContext()));
+    SSL_set_fd(ssl_.get(), fd_);
+    const auto deadline = SteadyClock::now() + kWait;
     for (;;) {
-      int rc = SSL_connect(ssl_);
+      int rc = SSL_connect(ssl_.get());
       if (rc == 1) return true;
-      int err = SSL_get_error(ssl_, rc);
+      int err = SSL_get_error(ssl_.get(), rc);
       ERR_clear_error();
       if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
         closed_ = true;
         return false;
       }
-      if (Clock::now() >= deadline) return false;
+      if (SteadyClock::now() >= deadline) return false;
     }
   }
 
   // Sends all of `bytes` (encrypted after Handshake()); false when the connection is gone.
   bool Send(std::string_view bytes) {
     while (!bytes.empty() && !closed_) {
-      ssize_t n = ssl_ ? SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()))
+      ssize_t n = ssl_ ? SSL_write(ssl_.get(), bytes.data(), static_cast<int>(bytes.size()))
                        : ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
       ERR_clear_error();
       if (n <= 0) return false;
@@ -121,14 +122,14 @@ class Client {
   // a 1xx answer has none), exactly as received. "" when the connection ended or kWait passed
   // first. Bytes after the answer are kept for the next call.
   std::string ReadAnswer(bool headOnly = false) {
-    const auto deadline = Clock::now() + kWait;
+    const auto deadline = SteadyClock::now() + kWait;
     for (;;) {
       if (size_t n = AnswerLength(pending_, headOnly); n > 0) {
         std::string answer = pending_.substr(0, n);
         pending_.erase(0, n);
         return answer;
       }
-      if (closed_ || Clock::now() >= deadline) return "";
+      if (closed_ || SteadyClock::now() >= deadline) return "";
       ReadSome();
     }
   }
@@ -136,9 +137,9 @@ class Client {
   // Reads until the server ends the connection (close_notify, end-of-file or a reset) and
   // returns whatever arrived unread before that; nullopt when it is still open after kWait.
   std::optional<std::string> ReadToEnd() {
-    const auto deadline = Clock::now() + kWait;
+    const auto deadline = SteadyClock::now() + kWait;
     while (!closed_) {
-      if (Clock::now() >= deadline) return std::nullopt;
+      if (SteadyClock::now() >= deadline) return std::nullopt;
       ReadSome();
     }
     return std::exchange(pending_, "");
@@ -165,8 +166,8 @@ class Client {
   void ReadSome() {
     char buf[16 << 10];
     if (ssl_) {
-      int n = SSL_read(ssl_, buf, sizeof buf);
-      int err = n > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl_, n);
+      int n = SSL_read(ssl_.get(), buf, sizeof buf);
+      int err = n > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl_.get(), n);
       ERR_clear_error();
       if (n > 0) pending_.append(buf, static_cast<size_t>(n));
       if (n <= 0 && err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) closed_ = true;
@@ -181,7 +182,7 @@ class Client {
   }
 
   int fd_ = -1;
-  SSL* ssl_ = nullptr;
+  tls::SslPtr ssl_;
   std::string pending_;  // received, not yet returned
   bool closed_ = false;
 };
@@ -202,7 +203,8 @@ inline void Echo(const Request& req, Response& res) {
   res.Set(200, std::string(req.head.path) + "\n" + std::string(req.body));
 }
 
-inline bool PassAll(const Request&, Response&) { return false; }
+// The default head check: reads every request.
+inline HeadVerdict ReadAll(const Request&, Response&) { return HeadVerdict::kRead; }
 
 // Small and quick to observe; each test changes what it is about.
 inline Tuning TestTuning() {
@@ -214,9 +216,9 @@ inline Tuning TestTuning() {
 // Tries `attempt` every 20 ms until it returns true or kWait passes.
 template <typename F>
 inline bool Eventually(F attempt) {
-  const auto deadline = Clock::now() + kWait;
+  const auto deadline = SteadyClock::now() + kWait;
   while (!attempt()) {
-    if (Clock::now() >= deadline) return false;
+    if (SteadyClock::now() >= deadline) return false;
     std::this_thread::sleep_for(20ms);
   }
   return true;
@@ -238,7 +240,7 @@ class EventServerTest : public ::testing::Test {
   }
 
   bool Start(const Tuning& tuning, EventServer::Handler handler = Echo,
-             EventServer::HeadCheck check = PassAll) {
+             EventServer::HeadCheck check = ReadAll) {
     server_ = std::make_unique<EventServer>(tuning, ServerContext(), std::move(check),
                                             std::move(handler));
     auto port = server_->Listen({"127.0.0.1", 0});

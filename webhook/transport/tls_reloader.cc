@@ -133,11 +133,7 @@ void TlsReloader::Poll() {
 
 void TlsReloader::PollServing() {
   auto serving = ReadServing(files_);
-  {
-    std::lock_guard lock(mu_);
-    if (serving.digest == servingWatch_.digest) return;
-    servingWatch_.digest = serving.digest;
-  }
+  if (!Changed(servingWatch_, serving.digest)) return;
   if (!serving.material) {
     Record(servingWatch_, "serving", std::unexpected(serving.material.error()), "");
     return;
@@ -150,11 +146,7 @@ void TlsReloader::PollServing() {
 
 void TlsReloader::PollClientCa() {
   auto ca = ReadClientCa(files_);
-  {
-    std::lock_guard lock(mu_);
-    if (ca.digest == clientCaWatch_.digest) return;
-    clientCaWatch_.digest = ca.digest;
-  }
+  if (!Changed(clientCaWatch_, ca.digest)) return;
   if (!ca.material) {
     Record(clientCaWatch_, "client_ca", std::unexpected(ca.material.error()), "");
     return;
@@ -162,6 +154,13 @@ void TlsReloader::PollClientCa() {
   clientCa_.store(*ca.material);
   Record(clientCaWatch_, "client_ca", {},
          std::to_string((*ca.material)->count) + " certificate(s)");
+}
+
+bool TlsReloader::Changed(Watch& watch, const std::string& digest) {
+  std::lock_guard lock(mu_);
+  if (digest == watch.digest) return false;
+  watch.digest = digest;
+  return true;
 }
 
 void TlsReloader::Record(Watch& watch, const char* label, const Status& outcome,

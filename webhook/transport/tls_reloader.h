@@ -75,6 +75,8 @@ class TlsReloader {
   explicit TlsReloader(TlsFiles files) : files_(std::move(files)) {}
   void PollServing();
   void PollClientCa();
+  // Whether `digest` differs from the one `watch` last saw; takes it as seen (under mu_).
+  bool Changed(Watch& watch, const std::string& digest);
   // Records the outcome of a change to `watch`'s files (under mu_) and logs it.
   void Record(Watch& watch, const char* label, const Status& outcome, const std::string& detail);
   static int OnHandshake(SSL* ssl, void* self);

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <tuple>
 
-namespace gpugate::transport {
+namespace gpugate::serving {
 
 class Metrics {
  public:
@@ -47,4 +47,4 @@ class Metrics {
   std::map<std::string, Histogram> latency_;                             // guarded by mu_
 };
 
-}  // namespace gpugate::transport
+}  // namespace gpugate::serving

@@ -1,11 +1,11 @@
-#include "transport/metrics.h"
+#include "serving/metrics.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "common/strings.h"
 
-namespace gpugate::transport {
+namespace gpugate::serving {
 namespace {
 
 std::string Number(double v) {
@@ -87,4 +87,4 @@ std::string Metrics::Render() const {
   return out;
 }
 
-}  // namespace gpugate::transport
+}  // namespace gpugate::serving

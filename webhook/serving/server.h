@@ -1,25 +1,26 @@
-// The HTTPS front of gpugate: TLS 1.2+, the admission routes, probes and metrics. It reads bytes,
-// hands them to the review codec and the admission handler, and writes bytes back; it never sees
-// a rule.
+// gpugate's webhook application over the HTTPS server (transport/event_server.h): the routes
+// (/validate, /mutate, /quota, /metrics, /healthz, /readyz), who may call them (client
+// certificates), readiness and the graceful stop. Reviews go to review_route.h.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "admission/handler.h"
 #include "common/host_port.h"
 #include "common/result.h"
+#include "serving/metrics.h"
+#include "serving/review_route.h"
+#include "tls/openssl_ptr.h"
 #include "transport/client_auth.h"
 #include "transport/event_server.h"
-#include "transport/metrics.h"
 #include "transport/tls_reloader.h"
 #include "transport/tuning.h"
 
-namespace gpugate::transport {
+namespace gpugate::serving {
 
 struct ServerOptions {
   HostPort listen{"0.0.0.0", 8443};
@@ -28,13 +29,13 @@ struct ServerOptions {
   std::string clientCaFile;            // "" = callers need no certificate (client_auth.h)
   std::vector<std::string> openPaths;  // with clientCaFile: paths answered without one too
   std::chrono::milliseconds tlsReloadInterval = std::chrono::seconds(10);  // tls_reloader.h
-  Tuning tuning;  // keep-alive, deadlines, body cap, threads (transport/tuning.h)
+  transport::Tuning tuning;  // keep-alive, deadlines, body cap, threads (transport/tuning.h)
 };
 
 class Server {
  public:
+  // `handler` must outlive the server.
   Server(ServerOptions options, const admission::Handler& handler);
-  ~Server();
 
   // Loads the certificate and key (and client CA), binds the listening socket and starts
   // watching the TLS files for changes. Errors name the file or address.
@@ -55,30 +56,25 @@ class Server {
 
  private:
   // Before the body is read: refuses what may not be read (client certificates).
-  bool CheckHead(const Request& req, Response& res);
+  transport::HeadVerdict ScreenHead(const transport::Request& req, transport::Response& res);
   // The routes.
-  void Route(const Request& req, Response& res);
-  // Decodes the review; decides it at once, or in Response::blocking when it may wait.
-  void Review(const Request& req, Response& res, bool mutate);
-  struct Pending {  // what Decide needs of the HTTP request, whose head may be gone by then
-    const char* route;
-    std::chrono::steady_clock::time_point start;
-    std::string timeout;  // ?timeout= as sent; "" when absent
-    std::optional<std::chrono::steady_clock::time_point> callerDeadline;
-  };
-  void Decide(const review::AdmissionRequest& request, const Pending& pending, bool mutate,
-              Response& res);
+  void Route(const transport::Request& req, transport::Response& res);
+  // GET /metrics and /quota.
+  void RenderMetrics(transport::Response& res) const;
+  void RenderQuota(const transport::Request& req, transport::Response& res) const;
 
   ServerOptions options_;
   const admission::Handler& handler_;
   Metrics metrics_;
-  std::unique_ptr<TlsReloader> tls_;        // the certificates, set by Bind; outlives http_
-  std::unique_ptr<ClientAuth> clientAuth_;  // set by Bind; outlives http_
-  SSL_CTX* ctx_ = nullptr;                  // set by Bind; outlives http_
-  std::unique_ptr<EventServer> http_;       // set by Bind
+  const ReviewRoute reviews_{handler_, metrics_};
+  // Set by Bind, and declared before http_ so that they outlive it.
+  std::unique_ptr<transport::TlsReloader> tls_;        // the certificates
+  std::unique_ptr<transport::ClientAuth> clientAuth_;  // who may call which path
+  tls::SslCtxPtr ctx_;                                 // what connections are made from
+  std::unique_ptr<transport::EventServer> http_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> draining_{false};  // BeginDrain or Stop was called
   int port_ = 0;
 };
 
-}  // namespace gpugate::transport
+}  // namespace gpugate::serving

@@ -1,4 +1,4 @@
-#include "transport/metrics.h"
+#include "serving/metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace gpugate::transport {
+namespace gpugate::serving {
 namespace {
 
 constexpr char kHeaders[] =
@@ -188,4 +188,4 @@ TEST(Metrics, CountsFromManyThreads) {
 }
 
 }  // namespace
-}  // namespace gpugate::transport
+}  // namespace gpugate::serving
