@@ -86,21 +86,21 @@ void Record(const Finding& f, const admission::RuleVerdict& verdict, bool hasPod
   } else {
     ++counts.allowed;
   }
-  auto add = [&](Severity severity, std::string reason, std::string message) {
+  auto add = [&](policy::Mode mode, std::string rule, std::string message) {
     Finding finding = f;
-    finding.severity = severity;
-    finding.reason = std::move(reason);
+    finding.mode = mode;
+    finding.rule = std::move(rule);
     finding.message = std::move(message);
     report.findings.push_back(std::move(finding));
   };
-  if (verdict.Denies()) add(Severity::kDeny, verdict.DenialReason(), verdict.DenialMessage());
+  if (verdict.Denies()) add(policy::Mode::kDeny, verdict.DenialReason(), verdict.DenialMessage());
   for (const review::RuleFinding& w : verdict.findings) {
-    if (w.mode == policy::Mode::kWarn) add(Severity::kWarn, w.rule, w.message);
+    if (w.mode == policy::Mode::kWarn) add(policy::Mode::kWarn, w.rule, w.message);
   }
   for (const review::AuditAnnotation& a : notes.auditAnnotations) {
     // The whole text of long warnings: listed above, one finding each.
     if (a.key == review::kWarningsAnnotationKey) continue;
-    add(Severity::kAudit, a.key, a.value);
+    add(policy::Mode::kAudit, a.key, a.value);
   }
 }
 
