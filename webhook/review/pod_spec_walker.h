@@ -108,7 +108,7 @@ class SpecReader {
       if (type == JsonType::kString) {
         q.text = json_.String(value);
       } else if (type == JsonType::kNumber) {
-        q.text = texts_.Keep(json_.NumberText(value, [&] {
+        q.text = texts_.Own(json_.NumberText(value, [&] {
           return at.podPointer + "/" + std::string(at.list) + "/" + std::to_string(at.index) +
                  "/resources/" + std::string(key) + "/" + JsonPointerEscape(name);
         }));
