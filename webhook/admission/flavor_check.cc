@@ -45,7 +45,7 @@ std::vector<std::string> LimitedFlavors(const quota::Accounting& ledger, std::st
 }
 
 std::optional<review::RuleFinding> UnpinnedFinding(const policy::PodSpecView& spec,
-                                                   std::string_view ns, bool isPod,
+                                                   std::string_view ns, DefaultPin pin,
                                                    policy::Mode mode,
                                                    const policy::Settings& settings,
                                                    const quota::Accounting& ledger) {
@@ -54,7 +54,7 @@ std::optional<review::RuleFinding> UnpinnedFinding(const policy::PodSpecView& sp
   if (policy::PodFlavors(spec, config.flavors).pinned) return std::nullopt;
   if (quota::PodCharge(spec, settings, config).empty()) return std::nullopt;  // not a GPU pod
   const std::string* fallback = DefaultFlavor(config, ns);
-  if (fallback && !isPod) return std::nullopt;  // its pods will be pinned as they are created
+  if (fallback && pin == DefaultPin::kAhead) return std::nullopt;  // /mutate will pin it
   const std::vector<std::string> limited = LimitedFlavors(ledger, ns);
   if (limited.empty()) return std::nullopt;
   std::string message =

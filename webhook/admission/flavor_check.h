@@ -21,12 +21,20 @@ namespace gpugate::admission {
 // The flavors `ns` has a limit for (any "resource@flavor" hard limit), sorted.
 std::vector<std::string> LimitedFlavors(const quota::Accounting& ledger, std::string_view ns);
 
+// Whether /mutate's pin to the namespace's default flavor (DefaultFlavorPin) is still to come for
+// a pod spec.
+enum class DefaultPin {
+  kAhead,   // a pod template (its pods are pinned as they are created), or a Pod whose creation
+            // /mutate has yet to see and would pin (mutation on in its namespace)
+  kPassed,  // a Pod as /validate sees it, after /mutate; or one /mutate would leave as it is
+};
+
 // Why a GPU pod spec that pins no flavor, in `ns`, is refused: the quota rule's finding (in
 // `mode`), with a short form for a warning; nullopt when it is pinned, not a GPU pod, or `ns`
-// limits no flavor. `isPod`: a Pod, which /mutate would have pinned had `ns` a default flavor; a
-// pod template is allowed then, since its pods will be pinned when created.
+// limits no flavor, or when `ns` has a default flavor and its pin is still `ahead`. Past the pin,
+// the message asks whether the mutating webhook is configured.
 std::optional<review::RuleFinding> UnpinnedFinding(const policy::PodSpecView& spec,
-                                                   std::string_view ns, bool isPod,
+                                                   std::string_view ns, DefaultPin pin,
                                                    policy::Mode mode,
                                                    const policy::Settings& settings,
                                                    const quota::Accounting& ledger);

@@ -5,6 +5,7 @@
 #include "admission/flavor_check.h"
 #include "common/deadline.h"
 #include "policy/mutation.h"
+#include "policy/pod_facts.h"
 #include "policy/rule_inputs.h"
 #include "quota/pod_charge.h"
 #include "review/json_patch.h"
@@ -14,13 +15,31 @@ namespace {
 
 bool IsPodResource(const review::AdmissionRequest& r) { return r.IsPod() && r.resource == "pods"; }
 
-bool IsTerminal(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
+// The request's object as the judgement reads it. A Pod's phase is left out: the handler judges a
+// write, and a finished Pod's writes are judged like any other (its status updates are a
+// subresource, answered before).
+ObjectFacts FactsOf(const review::AdmissionRequest& r) {
+  const bool deleting = r.operation == "UPDATE" && r.objectMeta.deleting;
+  return ObjectFacts{.object = r.object,
+                     .ns = r.ns,
+                     .isPod = r.IsPod(),
+                     .lifecycle = LifecycleOf(r.IsPod(), deleting, /*phase=*/"")};
+}
 
-const policy::PodSpecView* PodSpec(const review::AdmissionRequest& r) {
-  for (const auto& pod : r.object.podSpecs) {
-    if (pod.pointer == "/spec") return &pod;
+Asked AskedOf(const review::AdmissionRequest& r) {
+  return r.operation == "CREATE" ? Asked::kValidateCreate : Asked::kValidateUpdate;
+}
+
+// Adds the GPU-model pin's findings to `findings`: the refusal, at the first in deny mode.
+std::optional<review::Decision> PinRefusal(const std::vector<review::RuleFinding>& unpinned,
+                                           std::vector<review::RuleFinding>& findings) {
+  for (const review::RuleFinding& f : unpinned) {
+    findings.push_back(f);
+    if (f.mode == policy::Mode::kDeny) {
+      return review::Denied("flavor-unpinned", f.message, review::NotesFor(findings));
+    }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 bool PastDeadline(const review::AdmissionRequest& r) { return SteadyClock::now() >= r.deadline; }
@@ -55,7 +74,9 @@ Handler::Handler(policy::Settings settings, quota::Accounting* ledger,
     : settings_(std::move(settings)), ledger_(ledger), namespaces_(namespaces) {}
 
 std::optional<review::Decision> Handler::Unchecked(const review::AdmissionRequest& request) const {
-  if (settings_.IsExempt(request.ns)) return review::Allowed("exempt-namespace");
+  const ObjectFacts facts = FactsOf(request);
+  const std::optional<Unjudged> unjudged = judge().Skips(facts.ns, facts.lifecycle);
+  if (unjudged == Unjudged::kExempt) return review::Allowed("exempt-namespace");
   if (request.operation == "DELETE" || request.operation == "CONNECT") {
     return review::Allowed("not-checked");
   }
@@ -63,9 +84,7 @@ std::optional<review::Decision> Handler::Unchecked(const review::AdmissionReques
   // Status writes come from the kubelet and controllers, not users; an object being deleted
   // must stay updatable so its finalizers can be removed, even if it predates gpugate's rules.
   if (!request.subResource.empty()) return review::Allowed("subresource");
-  if (request.operation == "UPDATE" && request.objectMeta.deleting) {
-    return review::Allowed("deleting");
-  }
+  if (unjudged == Unjudged::kDeleting) return review::Allowed("deleting");
   return std::nullopt;
 }
 
@@ -82,46 +101,33 @@ review::Decision Handler::Validate(const review::AdmissionRequest& request) cons
   if (ledger_ && IsPodResource(request) && !settings_.IsExempt(request.ns)) {
     if (request.operation == "DELETE" && request.subResource.empty()) return Release(request);
     if (request.operation == "UPDATE" && request.subResource == "status" &&
-        IsTerminal(request.phase)) {
+        policy::IsFinishedPhase(request.phase)) {
       return Release(request);
     }
   }
   if (auto decided = Unchecked(request)) return *decided;
-  const policy::NamespaceLabels labels = Labels(request);
-  RuleVerdict verdict = JudgeRules(request.object, settings_, request.ns, labels);
+  Verdict verdict = judge().Decide(FactsOf(request), Labels(request), AskedOf(request));
+  std::vector<review::RuleFinding>& findings = verdict.rules.findings;
   if (Unchanged(request)) {
     // Nothing the rules read changed, so the update cannot make the object worse, and refusing
     // it would block a controller (scaling an old ReplicaSet down) or a user (labelling a Pod)
     // over what neither can change here. What deny mode would refuse stays on record.
-    for (review::RuleFinding& f : verdict.findings) {
+    for (review::RuleFinding& f : findings) {
       if (f.mode == policy::Mode::kDeny) f.mode = policy::Mode::kAudit;
     }
-    return review::Allowed("unchanged", review::NotesFor(verdict.findings));
+    return review::Allowed("unchanged", review::NotesFor(findings));
   }
-  if (verdict.Denies()) {
-    return review::Denied(verdict.DenialReason(), verdict.DenialMessage(),
-                          review::NotesFor(verdict.findings));
+  if (verdict.rules.Denies()) {
+    return review::Denied(verdict.rules.DenialReason(), verdict.rules.DenialMessage(),
+                          review::NotesFor(findings));
   }
   if (ledger_ && IsPodResource(request) && request.operation == "CREATE") {
-    return Charge(request, labels, std::move(verdict.findings));
+    return Charge(request, std::move(verdict));
   }
-  if (ledger_ && !request.IsPod()) {
-    // A workload whose pods would be refused for choosing no GPU model: refused now.
-    const policy::Mode quotaMode =
-        policy::ModeFor(settings_.modes, request.ns, policy::kQuotaRule, labels);
-    for (const policy::PodSpecView& spec : request.object.podSpecs) {
-      auto unpinned =
-          UnpinnedFinding(spec, request.ns, /*isPod=*/false, quotaMode, settings_, *ledger_);
-      if (!unpinned) continue;
-      verdict.findings.push_back(*unpinned);
-      if (quotaMode == policy::Mode::kDeny) {
-        return review::Denied("flavor-unpinned", unpinned->message,
-                              review::NotesFor(verdict.findings));
-      }
-    }
-  }
+  // A workload whose pods would be refused for choosing no GPU model: refused now.
+  if (auto refused = PinRefusal(verdict.unpinned, findings)) return *refused;
   return review::Allowed(request.object.podSpecs.empty() ? "no-pod-spec" : "valid",
-                         review::NotesFor(verdict.findings));
+                         review::NotesFor(findings));
 }
 
 bool Handler::MayBlock(const review::AdmissionRequest& request) const {
@@ -132,14 +138,10 @@ bool Handler::Ready() const {
   return (!ledger_ || ledger_->Ready()) && (!namespaces_ || namespaces_->Ready());
 }
 
-review::Decision Handler::Charge(const review::AdmissionRequest& request,
-                                 const policy::NamespaceLabels& labels,
-                                 std::vector<review::RuleFinding> findings) const {
-  const policy::PodSpecView* spec = PodSpec(request);
-  quota::Amounts amounts;
-  if (spec) amounts = quota::PodCharge(*spec, settings_, ledger_->config());
+review::Decision Handler::Charge(const review::AdmissionRequest& request, Verdict verdict) const {
+  std::vector<review::RuleFinding>& findings = verdict.rules.findings;
   // Not a GPU pod: nothing to account.
-  if (amounts.empty()) return review::Allowed("valid", review::NotesFor(findings));
+  if (verdict.charge.empty()) return review::Allowed("valid", review::NotesFor(findings));
   // Past the answer's deadline the API server has failed the request, or will have by the time
   // the answer arrives (the pod will not exist), so a charge now would hold quota for a pod that
   // never runs: answer without one.
@@ -149,24 +151,16 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request,
         "gpugate reached the quota charge after the API server's timeout for this review; "
         "nothing was charged");
   }
-  const policy::Mode quotaMode =
-      policy::ModeFor(settings_.modes, request.ns, policy::kQuotaRule, labels);
   // A GPU pod that chooses no model where quota is set per model: refused in the quota rule's
   // deny mode; in warn or audit mode charged (to no model) and reported.
-  if (auto unpinned =
-          UnpinnedFinding(*spec, request.ns, /*isPod=*/true, quotaMode, settings_, *ledger_)) {
-    findings.push_back(*unpinned);
-    if (quotaMode == policy::Mode::kDeny) {
-      return review::Denied("flavor-unpinned", unpinned->message, review::NotesFor(findings));
-    }
-  }
+  if (auto refused = PinRefusal(verdict.unpinned, findings)) return *refused;
   quota::PodRef pod{request.ns,
                     request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
                     request.objectMeta.uid};
   auto reserved = ledger_->Reserve({.pod = std::move(pod),
-                                    .amounts = std::move(amounts),
+                                    .amounts = std::move(verdict.charge),
                                     .dryRun = request.dryRun,
-                                    .enforce = quotaMode == policy::Mode::kDeny,
+                                    .enforce = verdict.quotaMode == policy::Mode::kDeny,
                                     .deadline = request.deadline});
   if (!reserved && PastDeadline(request)) {
     return review::Errored(
@@ -181,7 +175,7 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request,
         500, "quota-unavailable",
         "gpugate could not record the quota charge: " + reserved.error().message);
   }
-  return ChargeAnswer(*reserved, quotaMode, request.dryRun, std::move(findings));
+  return ChargeAnswer(*reserved, verdict.quotaMode, request.dryRun, std::move(findings));
 }
 
 review::Decision Handler::Release(const review::AdmissionRequest& request) const {
@@ -203,7 +197,7 @@ review::Decision Handler::Mutate(const review::AdmissionRequest& request) const 
   const policy::NamespaceLabels labels = Labels(request);
   if (!Unchecked(request) && !Unchanged(request)) {
     // Only a refusal is answered here: what warn and audit mode find, /validate reports.
-    RuleVerdict verdict = JudgeRules(request.object, settings_, request.ns, labels);
+    RuleVerdict verdict = judge().Rules(FactsOf(request), labels);
     if (verdict.Denies()) {
       return review::Denied(verdict.DenialReason(), verdict.DenialMessage(),
                             review::NotesFor(verdict.findings));
@@ -215,7 +209,7 @@ review::Decision Handler::Mutate(const review::AdmissionRequest& request) const 
   if (!policy::MutatesIn(settings_.modes, request.ns, labels)) {
     return review::Allowed("mutation-off");
   }
-  const policy::PodSpecView* spec = PodSpec(request);
+  const policy::PodSpecView* spec = policy::OwnPodSpec(request.object);
   if (!spec) return review::Allowed("no-pod-spec");
   policy::MutationPlan plan = policy::PlanMutation(*spec, settings_);
   if (ledger_ && !ledger_->config().defaultFlavors.empty() &&

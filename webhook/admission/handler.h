@@ -1,12 +1,15 @@
-// The admission decisions: request -> Decision for /validate and /mutate. Thread-safe: the
-// handler holds const settings, a ledger that does its own locking and a namespace label source
-// that does too.
+// The admission decisions: request -> Decision for /validate and /mutate. The handler states a
+// request's facts to the Judge (admission/judge.h), which `gpugate check` and `gpugate audit` ask
+// too, and keeps what only a request has: its operation and subresource, an UPDATE that changes
+// nothing, the ledger's charges and releases, the answer's deadline. Thread-safe: the handler
+// holds const settings, a ledger that does its own locking and a namespace label source that
+// does too.
 #pragma once
 
 #include <optional>
 #include <vector>
 
-#include "admission/rule_check.h"
+#include "admission/judge.h"
 #include "policy/modes.h"
 #include "policy/settings.h"
 #include "quota/accounting.h"
@@ -46,6 +49,8 @@ class Handler {
   quota::Accounting* ledger() const { return ledger_; }
 
  private:
+  // The judgement, over the request's facts; see judge.h.
+  Judge judge() const { return Judge(settings_, ledger_); }
   // A decision reached without the rules (exempt namespace, DELETE, a subresource, ...);
   // nullopt: the rules decide.
   std::optional<review::Decision> Unchecked(const review::AdmissionRequest& request) const;
@@ -54,9 +59,7 @@ class Handler {
   // rules read (policy::SameRuleInputs: the annotations a rule or the GPU-model pin reads):
   // admitted whatever its findings, with deny-mode ones reported as audit-mode ones.
   static bool Unchanged(const review::AdmissionRequest& request);
-  review::Decision Charge(const review::AdmissionRequest& request,
-                          const policy::NamespaceLabels& labels,
-                          std::vector<review::RuleFinding> findings) const;
+  review::Decision Charge(const review::AdmissionRequest& request, Verdict verdict) const;
   review::Decision Release(const review::AdmissionRequest& request) const;
 
   policy::Settings settings_;

@@ -1,6 +1,6 @@
-// The rules' verdict on one object in its namespace, in the words the webhook answers with. One
-// function, so the webhook (Handler) and `gpugate check` (cli/check_command.cc) can never word a
-// finding, or resolve its mode, differently.
+// The rules' verdict on one object in its namespace, in the words the webhook answers with: step 3
+// of admission::Judge (judge.h), which the webhook, `gpugate check` and `gpugate audit` all ask,
+// so none of them can word a finding, or resolve its mode, differently.
 #pragma once
 
 #include <string>

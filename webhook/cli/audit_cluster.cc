@@ -44,18 +44,21 @@ struct KindScan {
   void Add(const json& object, const AuditKind& kind, const AuditContext& context) {
     ++scanned;
     size_t before = findings.size();
-    switch (AuditObject(object, kind, context, findings)) {
-      case Skipped::kExempt:
+    const std::optional<admission::Unjudged> unjudged =
+        AuditObject(object, kind, context, findings);
+    if (!unjudged) {
+      withFindings += findings.size() > before;
+      return;
+    }
+    switch (*unjudged) {
+      case admission::Unjudged::kExempt:
         ++exempt;
         break;
-      case Skipped::kFinished:
+      case admission::Unjudged::kFinished:
         ++finished;
         break;
-      case Skipped::kDeleting:
+      case admission::Unjudged::kDeleting:
         ++deleting;
-        break;
-      case Skipped::kNo:
-        withFindings += findings.size() > before;
         break;
     }
   }

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_status.h"
 #include "common/text_table.h"
 
 namespace gpugate::cli {
@@ -80,8 +81,10 @@ Json SummaryJson(const AuditReport& report) {
 }  // namespace
 
 int AuditExitStatus(const AuditReport& report) {
-  if (!report.overLimit.empty() || FindingsIn(report, policy::Mode::kDeny) > 0) return 1;
-  return report.errors.empty() ? 0 : 2;
+  RunOutcome run{.unread = report.errors.empty() ? Unread::kNothing : Unread::kUnreachable};
+  run.wouldDeny = !report.overLimit.empty();
+  for (const AuditFinding& f : report.findings) run.wouldDeny = run.wouldDeny || FailsRun(f.mode);
+  return ExitStatusOf(run);
 }
 
 std::string AuditSummary(const AuditReport& report) {

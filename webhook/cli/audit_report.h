@@ -60,7 +60,7 @@ struct AuditReport {
 
 // 1 when something would be denied (a finding in deny mode, or a namespace over its limits),
 // else 2 when some collection could not be listed (the audit cannot say that nothing would),
-// else 0.
+// else 0 (cli/exit_status.h).
 int AuditExitStatus(const AuditReport& report);
 
 // The findings' table, the table of namespaces over their limits, then the summary, on `out`;

@@ -5,20 +5,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/report_testing.h"
+
 namespace gpugate::cli {
 namespace {
 
 using policy::Mode;
 
 AuditFinding Finding(std::string ns, std::string name, Mode mode) {
-  return {.ns = std::move(ns),
-          .kind = "Pod",
-          .name = std::move(name),
-          .rule = "whole-units",
-          .message =
-              "spec.containers[0] \"a\": nvidia.com/gpu limit \"0.5\" must be a whole "
-              "number of GPUs",
-          .mode = mode};
+  return testing::HalfGpuFinding<AuditFinding>(std::move(ns), std::move(name), mode);
 }
 
 OverLimit Over(std::string ns, Mode mode) {

@@ -1,7 +1,5 @@
 #include "cli/audit_scan.h"
 
-#include "admission/flavor_check.h"
-#include "admission/rule_check.h"
 #include "cli/object_fields.h"
 #include "review/pod_spec_finder.h"
 
@@ -27,17 +25,6 @@ policy::NamespaceLabels LabelsOf(const AuditContext& context, std::string_view n
   return it == context.labels.end() ? policy::NamespaceLabels{} : it->second;
 }
 
-std::optional<Skipped> Skip(const nlohmann::json& object, const AuditKind& kind,
-                            const AuditContext& context, std::string_view ns) {
-  if (context.settings.IsExempt(ns)) return Skipped::kExempt;  // the handler's first test
-  if (!StringAt(object, {"metadata", "deletionTimestamp"}).empty()) return Skipped::kDeleting;
-  if (kind.IsPod()) {
-    std::string phase = StringAt(object, {"status", "phase"});
-    if (phase == "Succeeded" || phase == "Failed") return Skipped::kFinished;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::string AuditKind::Name() const { return group.empty() ? resource : resource + "." + group; }
@@ -56,30 +43,26 @@ std::vector<AuditKind> AuditKinds(const config::AuditConfig& audit) {
   return kinds;
 }
 
-Skipped AuditObject(const nlohmann::json& object, const AuditKind& kind,
-                    const AuditContext& context, std::vector<AuditFinding>& findings) {
+std::optional<admission::Unjudged> AuditObject(const nlohmann::json& object, const AuditKind& kind,
+                                               const AuditContext& context,
+                                               std::vector<AuditFinding>& findings) {
   const std::string ns = StringAt(object, {"metadata", "namespace"});
-  if (auto skipped = Skip(object, kind, context, ns)) return *skipped;
-  const policy::Settings& settings = context.settings;
-  const policy::NamespaceLabels labels = LabelsOf(context, ns);
+  const bool deleting = !StringAt(object, {"metadata", "deletionTimestamp"}).empty();
+  const admission::Lifecycle lifecycle =
+      admission::LifecycleOf(kind.IsPod(), deleting, StringAt(object, {"status", "phase"}));
+  const admission::Judge judge(context.settings, &context.quota);
+  // Asked before the pod specs are found: most of what is skipped is finished Pods.
+  if (auto unjudged = judge.Skips(ns, lifecycle)) return unjudged;
   const policy::ObjectView view = review::FindPodSpecs(object);
-  admission::RuleVerdict verdict = admission::JudgeRules(view, settings, ns, labels);
-  // Quota per GPU model, as /validate asks it of a workload, or of a Pod's creation that /mutate
-  // would not have pinned to the namespace's default model.
-  const policy::Mode quotaMode = policy::ModeFor(settings.modes, ns, policy::kQuotaRule, labels);
-  const bool unpinnable = kind.IsPod() && !policy::MutatesIn(settings.modes, ns, labels);
-  for (const policy::PodSpecView& spec : view.podSpecs) {
-    if (kind.IsPod() && spec.pointer != "/spec") continue;  // as the handler charges a Pod
-    auto unpinned =
-        admission::UnpinnedFinding(spec, ns, unpinnable, quotaMode, settings, context.quota);
-    if (unpinned) verdict.findings.push_back(std::move(*unpinned));
-  }
+  const admission::Verdict verdict =
+      judge.Decide({.object = view, .ns = ns, .isPod = kind.IsPod(), .lifecycle = lifecycle},
+                   LabelsOf(context, ns), admission::Asked::kCreation);
   std::string kindName = kind.kind;
   if (kindName.empty()) {  // a custom resource: Job.batch.volcano.sh, apart from batch's Job
     kindName = StringAt(object, {"kind"});
     kindName = (kindName.empty() ? kind.resource : kindName) + "." + kind.group;
   }
-  for (review::RuleFinding& f : verdict.findings) {
+  for (review::RuleFinding& f : verdict.Findings()) {
     findings.push_back({.ns = ns,
                         .kind = kindName,
                         .name = ObjectName(object),
@@ -87,7 +70,7 @@ Skipped AuditObject(const nlohmann::json& object, const AuditKind& kind,
                         .message = std::move(f.message),
                         .mode = f.mode});
   }
-  return Skipped::kNo;
+  return std::nullopt;
 }
 
 }  // namespace gpugate::cli

@@ -1,15 +1,16 @@
-// What `gpugate audit` lists and how it judges each object it lists: as the webhook would judge
-// its creation today (exempt namespaces, then the rules through admission::JudgeRules in each
-// rule's mode for the namespace and its labels, and quota per GPU model through
-// admission::UnpinnedFinding), so every message is the one /validate would send.
+// What `gpugate audit` lists and how it judges each object it lists: by the webhook's own
+// judgement (admission::Judge), asked about the object's creation today, so every message is the
+// one /validate would send.
 #pragma once
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "admission/judge.h"
 #include "cli/audit_report.h"
 #include "config/config.h"
 #include "policy/modes.h"
@@ -46,19 +47,13 @@ struct AuditContext {
   const quota::Accounting& quota;
 };
 
-// Why an object was not judged.
-enum class Skipped {
-  kNo,        // judged
-  kExempt,    // in an exempt namespace: the webhook admits it unchecked
-  kFinished,  // a Pod that Succeeded or Failed: it runs no more and holds no quota
-  kDeleting,  // it has a deletionTimestamp: it is going away
-};
-
-// Judges one listed object of `kind` and appends what the webhook would find to `findings`:
-// each rule's finding in its mode, and a GPU pod spec that pins no GPU model where the namespace
-// sets quota per model (the quota rule's finding). For a Pod, that is asked as for its creation
-// when the namespace's mutating webhook would not pin it to the namespace's default model.
-Skipped AuditObject(const nlohmann::json& object, const AuditKind& kind,
-                    const AuditContext& context, std::vector<AuditFinding>& findings);
+// Judges one listed object of `kind` as admission::Judge judges its creation, and appends what
+// the webhook would find to `findings`: each rule's finding in its mode, then each GPU pod spec
+// that pins no GPU model where the namespace sets quota per model (the quota rule's finding),
+// which /validate would only reach after the rules. Returns why the object was not judged
+// (exempt, being deleted, a finished Pod); nullopt: it was.
+std::optional<admission::Unjudged> AuditObject(const nlohmann::json& object, const AuditKind& kind,
+                                               const AuditContext& context,
+                                               std::vector<AuditFinding>& findings);
 
 }  // namespace gpugate::cli

@@ -7,6 +7,7 @@
 namespace gpugate::cli {
 namespace {
 
+using admission::Unjudged;
 using nlohmann::json;
 using policy::Mode;
 
@@ -47,7 +48,7 @@ class AuditObjectTest : public ::testing::Test {
     labels_["team-w"] = {.mode = Mode::kWarn};
   }
 
-  Skipped Audit(const json& object, const AuditKind& kind) {
+  std::optional<Unjudged> Audit(const json& object, const AuditKind& kind) {
     return AuditObject(object, kind, {settings_, labels_, snapshot_}, findings_);
   }
 
@@ -58,10 +59,10 @@ class AuditObjectTest : public ::testing::Test {
 };
 
 TEST_F(AuditObjectTest, EachFindingInItsRulesModeWhereTheObjectIs) {
-  EXPECT_EQ(Audit(Pod("team-a", "p", "0.5"), kPods), Skipped::kNo);
-  EXPECT_EQ(Audit(Deployment("team-w", "d", "0.5"), kDeployments), Skipped::kNo);
-  EXPECT_EQ(Audit(Pod("dev-1", "q", "0.5"), kPods), Skipped::kNo);
-  EXPECT_EQ(Audit(Pod("team-a", "fine", "1"), kPods), Skipped::kNo);
+  EXPECT_EQ(Audit(Pod("team-a", "p", "0.5"), kPods), std::nullopt);
+  EXPECT_EQ(Audit(Deployment("team-w", "d", "0.5"), kDeployments), std::nullopt);
+  EXPECT_EQ(Audit(Pod("dev-1", "q", "0.5"), kPods), std::nullopt);
+  EXPECT_EQ(Audit(Pod("team-a", "fine", "1"), kPods), std::nullopt);
   EXPECT_EQ(Render(findings_),
             (std::vector<std::string>{
                 "deny whole-units team-a Pod/p: spec.containers[0] \"main\": nvidia.com/gpu limit "
@@ -81,16 +82,16 @@ TEST_F(AuditObjectTest, ExemptFinishedAndDeletingObjectsAreNotJudged) {
   running["status"]["phase"] = "Running";
   json deleting = Deployment("team-a", "going", "0.5");
   deleting["metadata"]["deletionTimestamp"] = "2024-05-01T12:00:00Z";
-  EXPECT_EQ(Audit(Pod("kube-system", "k", "0.5"), kPods), Skipped::kExempt);
-  EXPECT_EQ(Audit(finished, kPods), Skipped::kFinished);
-  EXPECT_EQ(Audit(failed, kPods), Skipped::kFinished);
-  EXPECT_EQ(Audit(deleting, kDeployments), Skipped::kDeleting);
+  EXPECT_EQ(Audit(Pod("kube-system", "k", "0.5"), kPods), Unjudged::kExempt);
+  EXPECT_EQ(Audit(finished, kPods), Unjudged::kFinished);
+  EXPECT_EQ(Audit(failed, kPods), Unjudged::kFinished);
+  EXPECT_EQ(Audit(deleting, kDeployments), Unjudged::kDeleting);
   EXPECT_TRUE(findings_.empty());
   // A workload's status.phase means nothing: only a Pod's is read.
   json job = Deployment("team-a", "j", "0.5");
   job["status"]["phase"] = "Succeeded";
-  EXPECT_EQ(Audit(job, kDeployments), Skipped::kNo);
-  EXPECT_EQ(Audit(running, kPods), Skipped::kNo);
+  EXPECT_EQ(Audit(job, kDeployments), std::nullopt);
+  EXPECT_EQ(Audit(running, kPods), std::nullopt);
   EXPECT_EQ(findings_.size(), 2u);
 }
 

@@ -1,12 +1,11 @@
 // `gpugate check`: the validation rules offline, over manifests, for CI pipelines. Each object
-// is judged as /validate would judge its CREATE (exempt namespaces, then the rules through
-// admission::JudgeRules, in the webhook's own words and in each rule's mode for the manifest's
-// namespace); quota is not checked (docs/rules.md, "Checking manifests before they reach the
-// cluster").
+// is judged by the webhook's own judgement (admission::Judge), asked about its creation, in the
+// webhook's words and in each rule's mode for the manifest's namespace, without a quota view:
+// quota is not checked (docs/rules.md, "Checking manifests before they reach the cluster").
 #include <iostream>
 #include <string_view>
 
-#include "admission/rule_check.h"
+#include "admission/judge.h"
 #include "cli/check_report.h"
 #include "cli/cli.h"
 #include "cli/flags.h"
@@ -70,21 +69,11 @@ Result<CheckOptions> CheckOptionsFrom(const Flags& flags) {
   return options;
 }
 
-// Judges one object as the webhook would on its CREATE, quota aside, and counts it.
-void CheckObject(manifest::ManifestObject&& manifest, const policy::Settings& settings,
-                 CheckReport& report) {
+// Counts what the webhook would answer for one judged object, and lists its findings: the
+// denial, each warning unabridged (no API limit applies here) and each audit annotation.
+void Record(const Finding& f, const admission::RuleVerdict& verdict, bool hasPodSpecs,
+            CheckReport& report) {
   CheckCounts& counts = report.counts;
-  ++counts.objects;
-  Finding f{.at = std::move(manifest.at),
-            .kind = StringAt(manifest.object, {"kind"}),
-            .ns = StringAt(manifest.object, {"metadata", "namespace"}),
-            .name = ObjectName(manifest.object)};
-  if (settings.IsExempt(f.ns)) {  // the handler's first test (Handler::Unchecked)
-    ++counts.exempt;
-    return;
-  }
-  const policy::ObjectView view = review::FindPodSpecs(std::move(manifest.object));
-  const admission::RuleVerdict verdict = admission::JudgeRules(view, settings, f.ns, {});
   const review::Notes notes = review::NotesFor(verdict.findings);
   if (verdict.Denies()) {
     ++counts.denied;
@@ -92,32 +81,51 @@ void CheckObject(manifest::ManifestObject&& manifest, const policy::Settings& se
     ++counts.warned;
   } else if (!notes.auditAnnotations.empty()) {
     ++counts.audited;
-  } else if (view.podSpecs.empty()) {
+  } else if (!hasPodSpecs) {
     ++counts.withoutPodSpec;
   } else {
     ++counts.allowed;
   }
-  auto add = [&](Severity severity, std::string reason, std::string message) {
+  auto add = [&](policy::Mode mode, std::string rule, std::string message) {
     Finding finding = f;
-    finding.severity = severity;
-    finding.reason = std::move(reason);
+    finding.mode = mode;
+    finding.rule = std::move(rule);
     finding.message = std::move(message);
     report.findings.push_back(std::move(finding));
   };
-  if (verdict.Denies()) add(Severity::kDeny, verdict.DenialReason(), verdict.DenialMessage());
-  // Every warning the webhook would send, unabridged: no API limit applies here.
+  if (verdict.Denies()) add(policy::Mode::kDeny, verdict.DenialReason(), verdict.DenialMessage());
   for (const review::RuleFinding& w : verdict.findings) {
-    if (w.mode == policy::Mode::kWarn) add(Severity::kWarn, w.rule, w.message);
+    if (w.mode == policy::Mode::kWarn) add(policy::Mode::kWarn, w.rule, w.message);
   }
   for (const review::AuditAnnotation& a : notes.auditAnnotations) {
     // The whole text of long warnings: listed above, one finding each.
     if (a.key == review::kWarningsAnnotationKey) continue;
-    add(Severity::kAudit, a.key, a.value);
+    add(policy::Mode::kAudit, a.key, a.value);
   }
 }
 
+// Judges one object as the webhook would its creation, quota aside, and counts it.
+void CheckObject(manifest::ManifestObject&& manifest, const admission::Judge& judge,
+                 CheckReport& report) {
+  ++report.counts.objects;
+  Finding f{.at = std::move(manifest.at),
+            .kind = StringAt(manifest.object, {"kind"}),
+            .ns = StringAt(manifest.object, {"metadata", "namespace"}),
+            .name = ObjectName(manifest.object)};
+  // The API server clears a new object's deletionTimestamp and status: a creation is live.
+  if (judge.Skips(f.ns, admission::Lifecycle::kLive)) {
+    ++report.counts.exempt;
+    return;
+  }
+  const bool isPod = f.kind == "Pod" && StringAt(manifest.object, {"apiVersion"}) == "v1";
+  const policy::ObjectView view = review::FindPodSpecs(std::move(manifest.object));
+  const admission::Verdict verdict =
+      judge.Decide({.object = view, .ns = f.ns, .isPod = isPod}, {}, admission::Asked::kCreation);
+  Record(f, verdict.rules, !view.podSpecs.empty(), report);
+}
+
 // Reads and checks every file `path` names; a file that cannot be read is an error in the report.
-void CheckPath(const std::string& path, const policy::Settings& settings, CheckReport& report) {
+void CheckPath(const std::string& path, const admission::Judge& judge, CheckReport& report) {
   auto files = manifest::ManifestPaths(path);
   if (!files) {
     ++report.counts.files;
@@ -137,7 +145,7 @@ void CheckPath(const std::string& path, const policy::Settings& settings, CheckR
       continue;
     }
     for (manifest::ManifestObject& object : *objects) {
-      CheckObject(std::move(object), settings, report);
+      CheckObject(std::move(object), judge, report);
     }
   }
 }
@@ -168,7 +176,8 @@ int RunCheck(const std::vector<std::string>& args) {
     return 2;
   }
   CheckReport report;
-  for (const std::string& path : options->paths) CheckPath(path, options->settings, report);
+  const admission::Judge judge(options->settings, /*quota=*/nullptr);  // offline: no quota view
+  for (const std::string& path : options->paths) CheckPath(path, judge, report);
   if (options->json) {
     std::cout << RenderJson(report);
   } else {

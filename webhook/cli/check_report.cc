@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_status.h"
+
 namespace gpugate::cli {
 namespace {
 
@@ -36,8 +38,8 @@ std::string SummaryLine(const CheckReport& report) {
 Json FindingJson(const Finding& f) {
   return Json{{"file", f.at.file},    {"line", f.at.line},
               {"kind", f.kind},       {"namespace", f.ns},
-              {"name", f.name},       {"reason", f.reason},
-              {"message", f.message}, {"severity", SeverityName(f.severity)}};
+              {"name", f.name},       {"reason", f.rule},
+              {"message", f.message}, {"severity", policy::ModeName(f.mode)}};
 }
 
 Json SummaryJson(const CheckReport& report) {
@@ -57,33 +59,17 @@ Json SummaryJson(const CheckReport& report) {
 
 }  // namespace
 
-std::string_view SeverityName(Severity severity) {
-  switch (severity) {
-    case Severity::kWarn:
-      return "warn";
-    case Severity::kAudit:
-      return "audit";
-    case Severity::kDeny:
-      break;
-  }
-  return "deny";
-}
-
-bool FailsCheck(Severity severity) { return severity == Severity::kDeny; }
-
 int ExitStatus(const CheckReport& report) {
-  if (!report.errors.empty()) return 2;
-  for (const Finding& f : report.findings) {
-    if (FailsCheck(f.severity)) return 1;
-  }
-  return 0;
+  RunOutcome run{.unread = report.errors.empty() ? Unread::kNothing : Unread::kInput};
+  for (const Finding& f : report.findings) run.wouldDeny = run.wouldDeny || FailsRun(f.mode);
+  return ExitStatusOf(run);
 }
 
 void WriteText(const CheckReport& report, std::ostream& out, std::ostream& err) {
   for (const Finding& f : report.findings) {
     out << Where(f.at) << ": " << f.kind << "/" << f.name << ": ";
-    if (f.severity == Severity::kWarn) out << "warning: ";
-    if (f.severity == Severity::kAudit) out << "audit: ";
+    if (f.mode == policy::Mode::kWarn) out << "warning: ";
+    if (f.mode == policy::Mode::kAudit) out << "audit: ";
     out << f.message << "\n";
   }
   out.flush();  // errors after the findings, also where both streams share one pipe

@@ -1,5 +1,5 @@
 // What `gpugate check` found, and the two ways it is written: lines for people and CI logs,
-// JSON for programs. Also the exit status, decided from the findings' severities.
+// JSON for programs. Also the exit status, by the rule of cli/exit_status.h.
 #pragma once
 
 #include <cstddef>
@@ -9,16 +9,9 @@
 #include <vector>
 
 #include "manifest/manifest_reader.h"
+#include "policy/modes.h"
 
 namespace gpugate::cli {
-
-// How much a finding weighs: the mode of the rules that found it where the object is
-// (policy/modes.h). Only kDeny fails the check; FailsCheck is where that is decided.
-enum class Severity { kDeny, kWarn, kAudit };
-
-std::string_view SeverityName(Severity severity);  // "deny", "warn", "audit"
-// Whether a finding of this severity makes the check fail (exit status 1).
-bool FailsCheck(Severity severity);
 
 // What the webhook would answer about one object, with the webhook's words: its denial (every
 // deny-mode violation, the reason the first one's rule), one of its warnings, or one of its audit
@@ -28,9 +21,12 @@ struct Finding {
   std::string kind;
   std::string ns;  // metadata.namespace; "" when the manifest leaves it to kubectl
   std::string name;
-  std::string reason;  // the rule: for a denial, the webhook's reason, the first rule violated
+  // The rule: for a denial, the webhook's reason, the first rule violated; "reason" in JSON.
+  std::string rule;
   std::string message;
-  Severity severity = Severity::kDeny;
+  // How much it weighs: the mode of the rules that found it where the object is (policy/modes.h);
+  // "severity" in JSON. Only deny fails the check (cli::FailsRun).
+  policy::Mode mode = policy::Mode::kDeny;
 };
 
 // Objects by what the webhook would do with them, each counted once under the weightiest of its
@@ -52,7 +48,8 @@ struct CheckReport {
   CheckCounts counts;
 };
 
-// 2 when some input could not be read, else 1 when a finding fails the check, else 0.
+// 2 when some input could not be read, else 1 when a finding fails the check, else 0
+// (cli/exit_status.h).
 int ExitStatus(const CheckReport& report);
 
 // One line per finding, "FILE:LINE: KIND/NAME: message" for a denial and "FILE:LINE: KIND/NAME:

@@ -4,35 +4,34 @@
 
 #include <sstream>
 
+#include "cli/exit_status.h"
+#include "cli/report_testing.h"
+
 namespace gpugate::cli {
 namespace {
 
+using policy::Mode;
+
 Finding Denial(std::string file, int line, std::string name) {
-  return Finding{.at = {std::move(file), line},
-                 .kind = "Pod",
-                 .ns = "team-a",
-                 .name = std::move(name),
-                 .reason = "whole-units",
-                 .message =
-                     "spec.containers[0] \"a\": nvidia.com/gpu limit \"0.5\" must be a "
-                     "whole number of GPUs",
-                 .severity = Severity::kDeny};
+  Finding f = testing::HalfGpuFinding<Finding>("team-a", std::move(name), Mode::kDeny);
+  f.at = {std::move(file), line};
+  return f;
 }
 
-Finding WithSeverity(Finding f, Severity severity, std::string message) {
-  f.severity = severity;
+Finding WithSeverity(Finding f, Mode severity, std::string message) {
+  f.mode = severity;
   f.message = std::move(message);
   return f;
 }
 
 TEST(CheckReport, ExitStatusFromErrorsAndSeverities) {
-  EXPECT_TRUE(FailsCheck(Severity::kDeny));
-  EXPECT_FALSE(FailsCheck(Severity::kWarn));
-  EXPECT_FALSE(FailsCheck(Severity::kAudit));
-  EXPECT_EQ(SeverityName(Severity::kDeny), "deny");
-  EXPECT_EQ(SeverityName(Severity::kWarn), "warn");
-  EXPECT_EQ(SeverityName(Severity::kAudit), "audit");
-  const Finding warning = WithSeverity(Denial("a.yaml", 3, "p"), Severity::kWarn, "w");
+  EXPECT_TRUE(FailsRun(Mode::kDeny));
+  EXPECT_FALSE(FailsRun(Mode::kWarn));
+  EXPECT_FALSE(FailsRun(Mode::kAudit));
+  EXPECT_EQ(policy::ModeName(Mode::kDeny), "deny");
+  EXPECT_EQ(policy::ModeName(Mode::kWarn), "warn");
+  EXPECT_EQ(policy::ModeName(Mode::kAudit), "audit");
+  const Finding warning = WithSeverity(Denial("a.yaml", 3, "p"), Mode::kWarn, "w");
   const struct {
     std::string name;
     CheckReport report;
@@ -41,7 +40,7 @@ TEST(CheckReport, ExitStatusFromErrorsAndSeverities) {
       {"nothing found", {}, 0},
       {"a denial", {.findings = {Denial("a.yaml", 3, "p")}}, 1},
       {"only warnings and audit annotations",
-       {.findings = {warning, WithSeverity(warning, Severity::kAudit, "x")}},
+       {.findings = {warning, WithSeverity(warning, Mode::kAudit, "x")}},
        0},
       {"a warning and a denial", {.findings = {warning, Denial("a.yaml", 9, "q")}}, 1},
       {"unreadable input wins",
@@ -57,8 +56,8 @@ TEST(CheckReport, ExitStatusFromErrorsAndSeverities) {
 TEST(CheckReport, TextHasOneLinePerFindingErrorsApartAndTheSummary) {
   CheckReport report{
       .findings = {Denial("a.yaml", 3, "p"), Denial("-", 1, "q"),
-                   WithSeverity(Denial("-", 1, "q"), Severity::kWarn, "privileged"),
-                   WithSeverity(Denial("-", 9, "r"), Severity::kAudit, "skips the scheduler")},
+                   WithSeverity(Denial("-", 1, "q"), Mode::kWarn, "privileged"),
+                   WithSeverity(Denial("-", 9, "r"), Mode::kAudit, "skips the scheduler")},
       .errors = {{{"b.yaml", 7}, "invalid YAML: illegal map value"},
                  {{"c", 0}, "cannot read: Permission denied"}},
       .counts = {.files = 4, .objects = 4, .denied = 2, .audited = 1, .withoutPodSpec = 1}};

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cluster/limits.h"
+#include "policy/pod_facts.h"
 #include "quota/pod_charge.h"
 #include "review/pod_spec_finder.h"
 
@@ -34,12 +35,12 @@ std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
                               const quota::QuotaConfig& config) {
   if (settings.IsExempt(Meta(pod, "namespace"))) return std::nullopt;
   quota::Amounts amounts;
-  for (const policy::PodSpecView& spec : review::FindPodSpecs(pod).podSpecs) {
-    if (spec.pointer == "/spec") amounts = quota::PodCharge(spec, settings, config);
+  const policy::ObjectView view = review::FindPodSpecs(pod);
+  if (const policy::PodSpecView* spec = policy::OwnPodSpec(view)) {
+    amounts = quota::PodCharge(*spec, settings, config);
   }
   if (amounts.empty()) return std::nullopt;
-  std::string phase = Phase(pod);
-  return PodInfo{Meta(pod, "uid"), phase == "Succeeded" || phase == "Failed",
+  return PodInfo{Meta(pod, "uid"), policy::IsFinishedPhase(Phase(pod)),
                  !Meta(pod, "deletionTimestamp").empty(), std::move(amounts)};
 }
 

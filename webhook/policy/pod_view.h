@@ -30,10 +30,11 @@ enum class ContainerKind { kInit, kRegular, kEphemeral };
 std::string_view ContainerListField(ContainerKind kind);
 
 // Owns texts that views point at but that no parsed document holds: a number's literal text as
-// the reader printed it, strings given by a test's builder. Texts never move once kept.
+// the reader printed it, strings given by a test's builder. Texts never move once owned.
 class TextArena {
  public:
-  std::string_view Keep(std::string text) { return texts_.emplace_back(std::move(text)); }
+  // Takes `text` over and returns a view of it, valid as long as the arena.
+  std::string_view Own(std::string text) { return texts_.emplace_back(std::move(text)); }
 
  private:
   std::deque<std::string> texts_;

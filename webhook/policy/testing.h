@@ -45,11 +45,11 @@ class PodBuilder {
   }
 
   PodBuilder& Limit(std::string resource, std::string value) {
-    Last().limits.push_back({Keep(std::move(resource)), {Keep(std::move(value))}});
+    Last().limits.push_back({Own(std::move(resource)), {Own(std::move(value))}});
     return *this;
   }
   PodBuilder& Request(std::string resource, std::string value) {
-    Last().requests.push_back({Keep(std::move(resource)), {Keep(std::move(value))}});
+    Last().requests.push_back({Own(std::move(resource)), {Own(std::move(value))}});
     return *this;
   }
   // Sets both, as most GPU pods do.
@@ -59,20 +59,20 @@ class PodBuilder {
   }
   // A limit whose JSON value is not a string or number; `jsonType` is e.g. "object".
   PodBuilder& LimitOfType(std::string resource, std::string jsonType) {
-    Last().limits.push_back({Keep(std::move(resource)), {Keep(std::move(jsonType)), true}});
+    Last().limits.push_back({Own(std::move(resource)), {Own(std::move(jsonType)), true}});
     return *this;
   }
   PodBuilder& RequestOfType(std::string resource, std::string jsonType) {
-    Last().requests.push_back({Keep(std::move(resource)), {Keep(std::move(jsonType)), true}});
+    Last().requests.push_back({Own(std::move(resource)), {Own(std::move(jsonType)), true}});
     return *this;
   }
 
   PodBuilder& Env(std::string name, std::string value) {
-    Last().env.push_back({Keep(std::move(name)), Keep(std::move(value)), false});
+    Last().env.push_back({Own(std::move(name)), Own(std::move(value)), false});
     return *this;
   }
   PodBuilder& EnvFrom(std::string name) {
-    Last().env.push_back({Keep(std::move(name)), "", true});
+    Last().env.push_back({Own(std::move(name)), "", true});
     return *this;
   }
   PodBuilder& Privileged() {
@@ -82,21 +82,21 @@ class PodBuilder {
 
   PodBuilder& Annotation(std::string key, std::string value) {
     pod_.hasAnnotations = true;
-    pod_.annotations.emplace_back(Keep(std::move(key)), Keep(std::move(value)));
+    pod_.annotations.emplace_back(Own(std::move(key)), Own(std::move(value)));
     return *this;
   }
   PodBuilder& SchedulerName(std::string name) {
-    pod_.schedulerName = Keep(std::move(name));
+    pod_.schedulerName = Own(std::move(name));
     pod_.hasSchedulerName = true;
     return *this;
   }
   PodBuilder& NodeName(std::string name) {
-    pod_.nodeName = Keep(std::move(name));
+    pod_.nodeName = Own(std::move(name));
     return *this;
   }
   PodBuilder& NodeSelector(std::string key, std::string value) {
     pod_.hasNodeSelector = true;
-    pod_.nodeSelector.emplace_back(Keep(std::move(key)), Keep(std::move(value)));
+    pod_.nodeSelector.emplace_back(Own(std::move(key)), Own(std::move(value)));
     return *this;
   }
   // Adds a required node affinity term; each expression is {key, operator, values...}.
@@ -105,8 +105,8 @@ class PodBuilder {
     pod_.hasRequiredNodeAffinity = true;
     NodeSelectorTermView term{.onFields = onFields};
     for (const auto& e : expressions) {
-      NodeRequirementView r{.key = Keep(e.at(0)), .op = Keep(e.at(1))};
-      for (size_t i = 2; i < e.size(); ++i) r.values.push_back(Keep(e[i]));
+      NodeRequirementView r{.key = Own(e.at(0)), .op = Own(e.at(1))};
+      for (size_t i = 2; i < e.size(); ++i) r.values.push_back(Own(e[i]));
       term.expressions.push_back(std::move(r));
     }
     pod_.requiredNodeTerms.push_back(std::move(term));
@@ -136,7 +136,7 @@ class PodBuilder {
     ContainerView c;
     c.kind = kind;
     c.index = index;
-    c.name = Keep(std::move(name));
+    c.name = Own(std::move(name));
     pod_.containers.push_back(std::move(c));
     return *this;
   }
@@ -145,7 +145,7 @@ class PodBuilder {
     return pod_.containers.back();
   }
 
-  std::string_view Keep(std::string text) { return texts_->Keep(std::move(text)); }
+  std::string_view Own(std::string text) { return texts_->Own(std::move(text)); }
 
   std::shared_ptr<TextArena> texts_ = std::make_shared<TextArena>();
   PodSpecView pod_;

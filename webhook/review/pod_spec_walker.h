@@ -108,7 +108,7 @@ class SpecReader {
       if (type == JsonType::kString) {
         q.text = json_.String(value);
       } else if (type == JsonType::kNumber) {
-        q.text = texts_.Keep(json_.NumberText(value, [&] {
+        q.text = texts_.Own(json_.NumberText(value, [&] {
           return at.podPointer + "/" + std::string(at.list) + "/" + std::to_string(at.index) +
                  "/resources/" + std::string(key) + "/" + JsonPointerEscape(name);
         }));
@@ -287,7 +287,7 @@ constexpr size_t kNoStep = static_cast<size_t>(-1);
 
 // A structured node waiting to be visited.
 template <typename Value>
-struct Pending {
+struct NodeToVisit {
   Value node;
   std::optional<Value> parent;  // the object holding `node`; none at the root, for array items
   size_t step;                  // kNoStep at the root
@@ -321,7 +321,7 @@ inline Location Locate(const std::vector<Step>& steps, size_t step) {
 }
 
 template <typename View>
-policy::PodSpecView ReadPodSpec(const View& json, const Pending<typename View::Value>& p,
+policy::PodSpecView ReadPodSpec(const View& json, const NodeToVisit<typename View::Value>& p,
                                 Location loc, SpecReader<View>& reader) {
   using Value = typename View::Value;
   policy::PodSpecView view{.path = std::move(loc.path), .pointer = std::move(loc.pointer)};
@@ -393,10 +393,10 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
   SpecReader<View> reader(json, texts, result.shapeErrors);
   std::vector<Step> steps;
   // Depth-first with an explicit stack; children are pushed, then reversed so they pop in order.
-  std::vector<Pending<Value>> stack;
+  std::vector<NodeToVisit<Value>> stack;
   stack.push_back({object, std::nullopt, kNoStep});
   while (!stack.empty()) {
-    const Pending<Value> p = stack.back();
+    const NodeToVisit<Value> p = stack.back();
     stack.pop_back();
     const size_t firstChild = stack.size();
     const JsonType type = json.Type(p.node);
