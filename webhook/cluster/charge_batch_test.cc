@@ -11,7 +11,7 @@ namespace {
 
 using quota::kMilli;
 
-const Clock::time_point kNow = Clock::from_time_t(1714564800);  // 2024-05-01T12:00:00Z
+const WallClock::time_point kNow = WallClock::from_time_t(1714564800);  // 2024-05-01T12:00:00Z
 
 // "c:name:gpus" charges, "d:name:gpus" a dry run, "r:name" releases; uid "u-name".
 LedgerOp Op(const std::string& spec) {

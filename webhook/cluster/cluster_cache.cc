@@ -46,7 +46,7 @@ std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
 }  // namespace
 
 ClusterCache::ClusterCache(const quota::QuotaConfig& config, const policy::Settings& settings,
-                           std::string recordName, std::function<Clock::time_point()> now,
+                           std::string recordName, std::function<WallClock::time_point()> now,
                            std::function<void()> wake)
     : config_(config),
       settings_(settings),
@@ -75,7 +75,7 @@ void ClusterCache::OnPodEvent(const WatchEvent& event) {
     if (info) {
       released = info->terminal && (!known || !nsPods->second[name].terminal);
       pods_[ns][name] = std::move(*info);
-    } else if (known && nsPods->second[name].goneSince == Clock::time_point{}) {
+    } else if (known && nsPods->second[name].goneSince == WallClock::time_point{}) {
       released = true;
       PodInfo& tombstone = nsPods->second[name];
       tombstone.terminal = true;
@@ -235,12 +235,12 @@ std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::S
   return out;
 }
 
-void ClusterCache::ForgetGonePods(Clock::time_point before) {
+void ClusterCache::ForgetGonePods(WallClock::time_point before) {
   std::lock_guard lock(mu_);
   for (auto ns = pods_.begin(); ns != pods_.end();) {
     std::erase_if(ns->second, [before](const auto& entry) {
-      Clock::time_point gone = entry.second.goneSince;
-      return gone != Clock::time_point{} && gone < before;
+      WallClock::time_point gone = entry.second.goneSince;
+      return gone != WallClock::time_point{} && gone < before;
     });
     ns = ns->second.empty() ? pods_.erase(ns) : std::next(ns);
   }

@@ -76,7 +76,7 @@ struct ClusterLedger::State {
     if (options.onError) options.onError(message);
   }
 
-  Clock::time_point Now() const { return options.clock ? options.clock() : Clock::now(); }
+  WallClock::time_point Now() const { return options.clock ? options.clock() : WallClock::now(); }
   std::string RecordPath(std::string_view ns) const {
     return GpuQuotaPath(ns, options.gpuQuotaName);
   }

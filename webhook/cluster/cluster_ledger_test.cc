@@ -72,11 +72,11 @@ bool Eventually(const std::function<bool()>& done, milliseconds limit = seconds(
 // A clock the test moves by hand.
 class FakeClock {
  public:
-  Clock::time_point Now() const { return start_ + milliseconds(offsetMs_.load()); }
+  WallClock::time_point Now() const { return start_ + milliseconds(offsetMs_.load()); }
   void Advance(milliseconds by) { offsetMs_ += by.count(); }
 
  private:
-  Clock::time_point start_ = Clock::now();
+  WallClock::time_point start_ = WallClock::now();
   std::atomic<int64_t> offsetMs_{0};
 };
 

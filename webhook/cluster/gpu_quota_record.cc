@@ -30,7 +30,7 @@ Result<RecordedCharge> DecodeCharge(const json& j, const std::string& where) {
   if (admitted == j.end() || !admitted->is_string()) {
     return Fail(where + ".admitted: must be a string");
   }
-  Result<Clock::time_point> when = ParseRfc3339(admitted->get_ref<const std::string&>());
+  Result<WallClock::time_point> when = ParseRfc3339(admitted->get_ref<const std::string&>());
   if (!when) return Fail(where + ".admitted: " + when.error().message);
   if (amounts == j.end()) return Fail(where + ".amounts: missing");
   Result<quota::Amounts> decoded = DecodeAmounts(*amounts, where + ".amounts");
@@ -171,7 +171,7 @@ std::string GpuQuotaPath(std::string_view ns, std::string_view name) {
   return GpuQuotaCollectionPath(ns) + "/" + std::string(name);
 }
 
-std::string FormatRfc3339(Clock::time_point t) {
+std::string FormatRfc3339(WallClock::time_point t) {
   auto ms = std::chrono::floor<std::chrono::milliseconds>(t.time_since_epoch()).count();
   time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
   struct tm utc {};
@@ -182,7 +182,7 @@ std::string FormatRfc3339(Clock::time_point t) {
   return buf;
 }
 
-Result<Clock::time_point> ParseRfc3339(std::string_view text) {
+Result<WallClock::time_point> ParseRfc3339(std::string_view text) {
   auto bad = [&] { return Fail("\"" + std::string(text) + "\": want an RFC 3339 time"); };
   struct tm utc {};
   utc.tm_year = Digits(text, 0, 4) - 1900;
@@ -215,7 +215,7 @@ Result<Clock::time_point> ParseRfc3339(std::string_view text) {
     return bad();
   }
   time_t seconds = timegm(&utc);
-  return Clock::from_time_t(seconds) - offset + fraction;
+  return WallClock::from_time_t(seconds) - offset + fraction;
 }
 
 quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record) {

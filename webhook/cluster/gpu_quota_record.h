@@ -30,14 +30,16 @@
 
 namespace gpugate::cluster {
 
-using Clock = std::chrono::system_clock;
+// The wall clock: charges carry their admission time, which other replicas read, so it is the
+// system clock (replicas agree on it through NTP), unlike transport::Clock (steady, for deadlines).
+using WallClock = std::chrono::system_clock;
 
 inline constexpr std::string_view kGpuQuotaApiVersion = "gpugate.io/v1alpha1";
 inline constexpr std::string_view kGpuQuotaKind = "GPUQuota";
 
 struct RecordedCharge {
   std::string uid;
-  Clock::time_point admitted;
+  WallClock::time_point admitted;
   quota::Amounts amounts;  // milli-units
 
   bool operator==(const RecordedCharge&) const = default;
@@ -80,7 +82,7 @@ std::string GpuQuotaPath(std::string_view ns, std::string_view name);
 
 // RFC 3339 in UTC with milliseconds ("2024-05-01T12:00:00.250Z"); parsing also accepts whole
 // seconds and numeric offsets ("2024-05-01T14:00:00+02:00").
-std::string FormatRfc3339(Clock::time_point t);
-Result<Clock::time_point> ParseRfc3339(std::string_view text);
+std::string FormatRfc3339(WallClock::time_point t);
+Result<WallClock::time_point> ParseRfc3339(std::string_view text);
 
 }  // namespace gpugate::cluster
