@@ -57,8 +57,8 @@ enum class Written { kDone, kConflict };
 
 }  // namespace
 
-struct ClusterLedger::State {
-  State(ClusterLedger& ledger, KubeClient& kube)
+struct ClusterLedger::Engine {
+  Engine(ClusterLedger& ledger, KubeClient& kube)
       : client(kube),
         options(ledger.options_),
         cache(
@@ -249,45 +249,45 @@ ClusterLedger::ClusterLedger(KubeClient& client, quota::QuotaConfig config,
       config_(std::move(config)),
       settings_(std::move(settings)),
       options_(std::move(options)),
-      state_(std::make_unique<State>(*this, client_)) {}
+      engine_(std::make_unique<Engine>(*this, client_)) {}
 
 ClusterLedger::~ClusterLedger() { Stop(); }
 
 void ClusterLedger::Start() {
-  state_->pods.Start();
-  state_->quotas.Start();
-  state_->records.Start();
+  engine_->pods.Start();
+  engine_->quotas.Start();
+  engine_->records.Start();
   {
-    std::lock_guard lock(state_->wakeMu);
-    state_->stopping = false;
+    std::lock_guard lock(engine_->wakeMu);
+    engine_->stopping = false;
   }
-  state_->reconciler = std::thread([this] {
-    std::unique_lock lock(state_->wakeMu);
-    while (!state_->stopping) {
-      state_->woken = false;
+  engine_->reconciler = std::thread([this] {
+    std::unique_lock lock(engine_->wakeMu);
+    while (!engine_->stopping) {
+      engine_->woken = false;
       lock.unlock();
       ReconcileOnce();
       lock.lock();
-      state_->wakeCv.wait_for(lock, options_.reconcileInterval,
-                              [this] { return state_->stopping || state_->woken; });
+      engine_->wakeCv.wait_for(lock, options_.reconcileInterval,
+                               [this] { return engine_->stopping || engine_->woken; });
     }
   });
 }
 
 void ClusterLedger::Stop() {
   {
-    std::lock_guard lock(state_->wakeMu);
-    state_->stopping = true;
+    std::lock_guard lock(engine_->wakeMu);
+    engine_->stopping = true;
   }
-  state_->wakeCv.notify_all();
-  if (state_->reconciler.joinable()) state_->reconciler.join();
-  state_->pods.Stop();
-  state_->quotas.Stop();
-  state_->records.Stop();
+  engine_->wakeCv.notify_all();
+  if (engine_->reconciler.joinable()) engine_->reconciler.join();
+  engine_->pods.Stop();
+  engine_->quotas.Stop();
+  engine_->records.Stop();
 }
 
 bool ClusterLedger::Ready() const {
-  return state_->pods.Synced() && state_->quotas.Synced() && state_->records.Synced();
+  return engine_->pods.Synced() && engine_->quotas.Synced() && engine_->records.Synced();
 }
 
 Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest& request) {
@@ -298,12 +298,12 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest&
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + quota::FormatMilli(milli));
   }
-  quota::Amounts hard = state_->cache.Limits(pod.ns);
+  quota::Amounts hard = engine_->cache.Limits(pod.ns);
   // Before the first sync a ResourceQuota may be missing from `hard`: fail closed where a limit
   // is or may be set. An unlimited namespace is charged as usual (the record is read from the
   // API, not the cache), so nothing is lost for it.
   // Unenforced, a limit refuses nothing, so the namespace is treated as one without limits.
-  if (request.enforce && !Ready() && (!hard.empty() || !state_->quotas.Synced())) {
+  if (request.enforce && !Ready() && (!hard.empty() || !engine_->quotas.Synced())) {
     return Fail(kNotSynced);
   }
   LedgerOp op{.kind = LedgerOp::Kind::kCharge,
@@ -311,48 +311,48 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest&
               .amounts = amounts,
               .dryRun = request.dryRun,
               .enforce = request.enforce};
-  Result<LedgerOpResult> result = state_->commits.Submit(pod.ns, op, deadline);
+  Result<LedgerOpResult> result = engine_->commits.Submit(pod.ns, op, deadline);
   if (result) return result->reserve;
   if (!hard.empty() && request.enforce) return std::unexpected(result.error());
   // Without a limit (or one not enforced) nothing is refused for it, so a charge the API would
   // not take is not worth refusing the pod for: the reconciler records it from the pod watch
   // once the API answers.
-  state_->Report("charging " + pod.ns + "/" + pod.name + " (admitted anyway, " +
-                 (hard.empty() ? "no limit there" : "its limits not enforced") +
-                 "): " + result.error().message);
+  engine_->Report("charging " + pod.ns + "/" + pod.name + " (admitted anyway, " +
+                  (hard.empty() ? "no limit there" : "its limits not enforced") +
+                  "): " + result.error().message);
   return quota::ReserveResult{quota::ReserveOutcome::kCharged};
 }
 
 Result<bool> ClusterLedger::Release(const quota::PodRef& pod, quota::Deadline deadline) {
   if (deadline == quota::kNoDeadline) deadline = options_.retry.Now() + options_.retry.budget;
-  std::optional<GpuQuotaRecord> cached = state_->cache.Record(pod.ns);
+  std::optional<GpuQuotaRecord> cached = engine_->cache.Record(pod.ns);
   // Trusting the synced cache's "nothing under that name" keeps pod deletes free of API calls.
   // A charge it has not seen yet has no pod either, and the reconciler drops it after the grace.
-  if (state_->records.Synced() &&
+  if (engine_->records.Synced() &&
       (!cached || (cached->problem.empty() && !cached->charges.contains(pod.name)))) {
     return false;
   }
   Result<LedgerOpResult> result =
-      state_->commits.Submit(pod.ns, {.kind = LedgerOp::Kind::kRelease, .pod = pod}, deadline);
+      engine_->commits.Submit(pod.ns, {.kind = LedgerOp::Kind::kRelease, .pod = pod}, deadline);
   if (!result) return std::unexpected(result.error());
   return result->released;
 }
 
-GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return state_->commits.stats(); }
+GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return engine_->commits.stats(); }
 
 std::vector<quota::NamespaceUsage> ClusterLedger::Usage(std::string_view onlyNs) const {
-  return state_->cache.Usage(onlyNs);
+  return engine_->cache.Usage(onlyNs);
 }
 
 void ClusterLedger::ReconcileOnce() {
   if (!Ready()) return;
-  std::lock_guard pass(state_->reconcileMu);
-  ReconcileContext context{state_->Now(), options_.reservationGrace, state_->pods.Watching()};
+  std::lock_guard pass(engine_->reconcileMu);
+  ReconcileContext context{engine_->Now(), options_.reservationGrace, engine_->pods.Watching()};
   // A tombstone older than the grace is no longer needed: a charge for that pod is older still,
   // and the rule for pods the watch does not show drops it.
-  state_->cache.ForgetGonePods(context.now - options_.reservationGrace);
-  for (auto& [ns, view] : state_->cache.Snapshot()) {
-    state_->ReconcileNamespace(ns, std::move(view), context);
+  engine_->cache.ForgetGonePods(context.now - options_.reservationGrace);
+  for (auto& [ns, view] : engine_->cache.Snapshot()) {
+    engine_->ReconcileNamespace(ns, std::move(view), context);
   }
 }
 

@@ -115,12 +115,12 @@ class ClusterLedger : public quota::Accounting {
   void ReconcileOnce();
 
  private:
-  struct State;
+  struct Engine;
   KubeClient& client_;
   quota::QuotaConfig config_;
   policy::Settings settings_;
   ClusterOptions options_;
-  std::unique_ptr<State> state_;
+  std::unique_ptr<Engine> engine_;
 };
 
 }  // namespace gpugate::cluster

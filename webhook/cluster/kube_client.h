@@ -78,10 +78,10 @@ class KubeClient {
   int retries() const;
 
  private:
-  struct Pool;
+  struct Impl;
   KubeConfig config_;
   std::chrono::milliseconds requestTimeout_{10'000};
-  std::unique_ptr<Pool> pool_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace gpugate::cluster

@@ -7,7 +7,7 @@
 #include <openssl/err.h>
 
 #include "cluster/kube_client.h"
-#include "cluster/kube_client_pool.h"
+#include "cluster/kube_client_impl.h"
 #include "cluster/line_splitter.h"
 
 namespace gpugate::cluster {
@@ -31,7 +31,7 @@ class ScopeExit {
 Result<int> KubeClient::Watch(const std::string& path,
                               const std::function<bool(std::string_view)>& onLine,
                               int idleTimeoutSeconds, const std::function<void()>& onOpen) {
-  Pool& pool = *pool_;
+  Impl& pool = *impl_;
   auto fail = [&](const std::string& why) { return Fail("watch " + pool.Url(path) + ": " + why); };
   auto headers = pool.RequestHeaders();
   if (!headers) return fail(headers.error().message);
@@ -65,7 +65,7 @@ Result<int> KubeClient::Watch(const std::string& path,
     tooLong = !lines.stopped();
     return false;
   };
-  Pool::BeginRequest();
+  Impl::BeginRequest();
   httplib::Result res = client->Get(path, *headers, onHeaders, onChunk);
 
   if (lines.stopped()) return status;  // the caller ended it
@@ -74,16 +74,16 @@ Result<int> KubeClient::Watch(const std::string& path,
     return fail("an event is longer than " + std::to_string(LineSplitter::kMaxLineBytes) +
                 " bytes");
   }
-  if (!res) return fail(Pool::Describe(res.error()));
+  if (!res) return fail(Impl::Describe(res.error()));
   if (status == 200) lines.Finish();  // a last line without "\n" is whole: the stream ended cleanly
   return res->status;
 }
 
 void KubeClient::CancelWatches() {
-  std::lock_guard lock(pool_->mu);
-  pool_->watchesCanceled = true;
+  std::lock_guard lock(impl_->mu);
+  impl_->watchesCanceled = true;
   // May wait for a client that is still connecting (bounded by the connection timeout).
-  for (httplib::SSLClient* client : pool_->watches) client->stop();
+  for (httplib::SSLClient* client : impl_->watches) client->stop();
 }
 
 }  // namespace gpugate::cluster

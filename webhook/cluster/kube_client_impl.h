@@ -22,8 +22,8 @@ namespace gpugate::cluster {
 // Parsed TLS material, the token, idle clients for requests and the clients of open watches.
 // An httplib client serves one request at a time: a thread takes one (Acquire) and gives it
 // back (Release), or owns one for a whole watch.
-struct KubeClient::Pool {
-  explicit Pool(const KubeConfig& config);
+struct KubeClient::Impl {
+  explicit Impl(const KubeConfig& config);
 
   // A client with TLS, timeouts and socket options set; not in the pool.
   Result<std::unique_ptr<httplib::SSLClient>> NewClient(std::chrono::milliseconds timeout) const;
