@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cluster/kube_object.h"
 #include "cluster/limits.h"
 #include "quota/pod_charge.h"
 #include "review/pod_spec_finder.h"
@@ -13,20 +14,11 @@ namespace {
 using nlohmann::json;
 
 // metadata.<field> as a string; "" when absent or not a string.
-std::string Meta(const json& object, const char* field) {
-  if (!object.is_object()) return "";
-  auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return "";
-  auto value = metadata->find(field);
-  return value != metadata->end() && value->is_string() ? value->get<std::string>() : "";
+std::string Meta(const json& object, std::string_view field) {
+  return StringAt(object, {"metadata", field});
 }
 
-std::string Phase(const json& pod) {
-  auto status = pod.find("status");
-  if (status == pod.end() || !status->is_object()) return "";
-  auto phase = status->find("phase");
-  return phase != status->end() && phase->is_string() ? phase->get<std::string>() : "";
-}
+std::string Phase(const json& pod) { return StringAt(pod, {"status", "phase"}); }
 
 // The pod's entry in the cache, or nullopt when it asks for no managed resource (or lives in an
 // exempt namespace, where nothing is charged).

@@ -89,11 +89,7 @@ int Digits(std::string_view text, size_t pos, size_t n) {
 }  // namespace
 
 std::string GpuQuotaRecord::resourceVersion() const {
-  if (!object.is_object()) return "";
-  auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return "";
-  auto rv = metadata->find("resourceVersion");
-  return rv != metadata->end() && rv->is_string() ? rv->get<std::string>() : "";
+  return StringAt(object, {"metadata", "resourceVersion"});
 }
 
 bool GpuQuotaRecord::Holds(std::string_view name, std::string_view uid) const {
@@ -122,10 +118,7 @@ quota::Amounts GpuQuotaRecord::Used() const {
 GpuQuotaRecord DecodeGpuQuota(const json& object) {
   GpuQuotaRecord record;
   record.object = object;
-  if (auto metadata = object.find("metadata"); metadata != object.end() && metadata->is_object()) {
-    auto ns = metadata->find("namespace");
-    if (ns != metadata->end() && ns->is_string()) record.ns = ns->get<std::string>();
-  }
+  record.ns = StringAt(object, {"metadata", "namespace"});
   Result<ChargeMap> charges = DecodeCharges(object);
   if (charges) {
     record.charges = std::move(*charges);
@@ -160,15 +153,6 @@ json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view name,
                       {"usedSummary", Summary(used)},
                       {"hardSummary", Summary(hard)}};
   return object;
-}
-
-std::string GpuQuotaCollectionPath(std::string_view ns) {
-  return "/apis/" + std::string(kGpuQuotaApiVersion) + "/namespaces/" + std::string(ns) +
-         "/gpuquotas";
-}
-
-std::string GpuQuotaPath(std::string_view ns, std::string_view name) {
-  return GpuQuotaCollectionPath(ns) + "/" + std::string(name);
 }
 
 std::string FormatRfc3339(WallClock::time_point t) {
@@ -220,15 +204,8 @@ Result<WallClock::time_point> ParseRfc3339(std::string_view text) {
 
 quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record) {
   quota::NamespaceUsage usage{record.ns, {}};
-  const nlohmann::json* hard = nullptr;
-  if (record.object.is_object()) {
-    auto status = record.object.find("status");
-    if (status != record.object.end() && status->is_object()) {
-      auto h = status->find("hard");
-      if (h != status->end() && h->is_object()) hard = &*h;
-    }
-  }
-  if (hard) {
+  const nlohmann::json* hard = At(record.object, {"status", "hard"});
+  if (hard && hard->is_object()) {
     for (const auto& [resource, value] : hard->items()) {
       if (!value.is_string()) continue;
       if (auto milli = quota::ParseMilli(value.get<std::string>())) {

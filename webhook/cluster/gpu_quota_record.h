@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/kube_object.h"
 #include "common/result.h"
 #include "quota/accounting.h"
 #include "quota/amounts.h"
@@ -34,7 +35,6 @@ namespace gpugate::cluster {
 // system clock (replicas agree on it through NTP), unlike transport::Clock (steady, for deadlines).
 using WallClock = std::chrono::system_clock;
 
-inline constexpr std::string_view kGpuQuotaApiVersion = "gpugate.io/v1alpha1";
 inline constexpr std::string_view kGpuQuotaKind = "GPUQuota";
 
 struct RecordedCharge {
@@ -75,10 +75,6 @@ nlohmann::json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view nam
 // The usage a record reports: used from its charges, hard from the status.hard it was last
 // written with (what `gpugate quota --kubeconfig` shows without running the ledger).
 quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record);
-
-// API paths of the records.
-std::string GpuQuotaCollectionPath(std::string_view ns);
-std::string GpuQuotaPath(std::string_view ns, std::string_view name);
 
 // RFC 3339 in UTC with milliseconds ("2024-05-01T12:00:00.250Z"); parsing also accepts whole
 // seconds and numeric offsets ("2024-05-01T14:00:00+02:00").

@@ -304,17 +304,9 @@ httplib::Result KubeClient::Impl::SendOn(httplib::SSLClient& client, const std::
 // is unreachable; trying again at once would double the wait), one that used up its timeout
 // (the server may be slow, not gone), and one whose answer had begun.
 Result<HttpResult> KubeClient::Impl::Send(const std::string& method, const std::string& path,
-                                          const std::string* body,
-                                          std::chrono::milliseconds timeout,
-                                          KubeClient::Deadline deadline) {
+                                          const std::string* body, const RequestBudget& budget) {
   auto fail = [&](const std::string& why) { return Fail(method + " " + Url(path) + ": " + why); };
-  // What is left of the deadline (steady time, whatever clock measures idleness), in ms.
-  auto left = [&] {
-    if (deadline == KubeClient::kNoDeadline) return timeout;
-    auto rest =
-        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    return std::min(timeout, rest);
-  };
+  auto left = [&] { return budget.Left(Now()); };
   if (left() <= std::chrono::milliseconds::zero()) return fail("not sent: no time left");
   auto headers = RequestHeaders();
   if (!headers) return fail(headers.error().message);
@@ -324,7 +316,7 @@ Result<HttpResult> KubeClient::Impl::Send(const std::string& method, const std::
   auto started = Now();
   bool answerBegan = false;
   httplib::Result res = SendOn(*taken->client, method, path, *headers, body, answerBegan);
-  bool retry = !res && taken->reused && !answerBegan && Now() - started < timeout &&
+  bool retry = !res && taken->reused && !answerBegan && Now() - started < budget.timeout &&
                left() > std::chrono::milliseconds::zero();
   if (retry) {
     ++retries;
@@ -335,7 +327,7 @@ Result<HttpResult> KubeClient::Impl::Send(const std::string& method, const std::
   }
   if (!res) {  // the client and its socket are dropped
     std::string why = Describe(res.error());
-    if (deadline != KubeClient::kNoDeadline && left() <= std::chrono::milliseconds::zero()) {
+    if (budget.bounded() && left() <= std::chrono::milliseconds::zero()) {
       why = "no answer within " + std::to_string(given.count()) +
             " ms, the time left before the deadline (" + why + ")";
     }
@@ -358,19 +350,11 @@ void KubeClient::set_clock(std::function<std::chrono::steady_clock::time_point()
 
 int KubeClient::retries() const { return impl_->retries; }
 
-Result<HttpResult> KubeClient::Get(const std::string& path, Deadline deadline) {
-  return impl_->Send("GET", path, nullptr, requestTimeout_, deadline);
-}
-Result<HttpResult> KubeClient::Post(const std::string& path, const std::string& jsonBody,
-                                    Deadline deadline) {
-  return impl_->Send("POST", path, &jsonBody, requestTimeout_, deadline);
-}
-Result<HttpResult> KubeClient::Put(const std::string& path, const std::string& jsonBody,
-                                   Deadline deadline) {
-  return impl_->Send("PUT", path, &jsonBody, requestTimeout_, deadline);
-}
-Result<HttpResult> KubeClient::Delete(const std::string& path, Deadline deadline) {
-  return impl_->Send("DELETE", path, nullptr, requestTimeout_, deadline);
+Result<HttpResult> KubeClient::Request(Method method, const std::string& path,
+                                       const std::string& body, Deadline deadline) {
+  const bool hasBody = method == Method::kPost || method == Method::kPut;
+  return impl_->Send(std::string(MethodName(method)), path, hasBody ? &body : nullptr,
+                     {.timeout = requestTimeout_, .deadline = deadline});
 }
 
 }  // namespace gpugate::cluster
