@@ -79,7 +79,9 @@ class StandInApiServer {
   // A cluster::ApiClient that calls the stand-in's handlers on the caller's thread: no TLS, no
   // socket, no Start() needed. It presents `token` (default: Options::token). After Stop() it
   // gets no answer at all (an error), as a client of a server that is gone. Watches end at once
-  // when their stop token is stopped. Must not outlive the stand-in.
+  // when their stop token is stopped. A request's deadline is checked before it is sent, not
+  // while HoldRequests holds it (giving up mid-request is the wire's: kube_client_test.cc).
+  // Must not outlive the stand-in.
   std::unique_ptr<cluster::ApiClient> InMemoryClient(std::optional<std::string> token = {});
 
   // The store, as a controller or kubectl would change it (each call is one write: new
