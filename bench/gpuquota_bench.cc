@@ -27,7 +27,7 @@ namespace {
 
 using nlohmann::json;
 
-const Clock::time_point kAdmitted = Clock::from_time_t(1764072000);
+const WallClock::time_point kAdmitted = WallClock::from_time_t(1764072000);
 
 std::string PodName(int i) {  // "llm-serve-7f9c6d5b8-00042": 25 characters, as a Deployment's
   char name[32];

@@ -167,8 +167,14 @@ TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
   EXPECT_GT(cluster.api().watchesOpened(), watchesBefore);
   EXPECT_GE(cluster.api().requests("GET") - listsBefore, 3);
   // Settled: exactly the two running pods, counted once each, also after the reservation grace
-  // (500 ms) and two more reconcile passes (100 ms each) have had their chance to get it wrong.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500 + 2 * 100 + 200));
+  // has passed for every charge and a reconcile pass has had its chance to get it wrong. The
+  // event that proves it, without sleeping: a charge admitted now whose pod never appears is
+  // dropped by the first reconcile pass after its grace, the grace of every charge before it.
+  auto sentinel = replica.Client()->Post("/validate", Create("never-stored", "uid-never").dump(),
+                                         "application/json");
+  ASSERT_TRUE(sentinel && json::parse(sentinel->body)["response"]["allowed"].get<bool>());
+  ASSERT_TRUE(Eventually([&] { return Used(replica) == 3; }));
+  ASSERT_TRUE(Eventually([&] { return Used(replica) != 3; }));
   EXPECT_EQ(Used(replica), 2);
 }
 

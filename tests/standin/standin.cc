@@ -14,9 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "standin/standin_https.h"
-#include "standin/standin_store.h"
-#include "standin/standin_tls.h"
+#include "standin/standin_impl.h"
 
 namespace gpugate::testing {
 
@@ -25,6 +23,7 @@ using standin::ApiError;
 using standin::ApiPath;
 using standin::WatchWake;
 using Clock = std::chrono::steady_clock;
+using standin::WatchStream;
 
 namespace {
 
@@ -48,16 +47,6 @@ bool TakeOne(std::atomic<int>& count) {
   return left > 0;
 }
 
-// One watch stream's state, owned by its content provider.
-struct WatchStream {
-  standin::WatchCursor cursor;
-  std::vector<std::string> pending;  // lines to send before anything else
-  bool endAfterPending = false;      // the pending lines are a final ERROR event
-  Clock::time_point deadline = Clock::time_point::max();
-  Clock::time_point nextBookmark = Clock::time_point::max();
-  int peerPort = -1;  // the client's, to notice it hang up
-};
-
 bool WriteLines(httplib::DataSink& sink, const std::vector<std::string>& lines) {
   std::string chunk;
   for (const std::string& line : lines) chunk += line;
@@ -65,47 +54,6 @@ bool WriteLines(httplib::DataSink& sink, const std::vector<std::string>& lines) 
 }
 
 }  // namespace
-
-struct StandInApiServer::Impl {
-  explicit Impl(Options o)
-      : options(std::move(o)), store(options.historyLimit, options.opaqueResourceVersions) {}
-
-  void Route();
-  bool Authorized(const httplib::Request& req, httplib::Response& res);
-  bool Injected(const httplib::Request& req, httplib::Response& res);
-  void WaitIfHeld(const httplib::Request& req);
-  void Reply(httplib::Response& res, int status, const json& body);
-  void Fail(httplib::Response& res, const ApiError& error);
-  void Answer(httplib::Response& res, int status, const standin::ApiResult<json>& result);
-  void Handle(const httplib::Request& req, httplib::Response& res);
-  void HandleList(const httplib::Request& req, httplib::Response& res, const ApiPath& path);
-  void HandleWatch(const httplib::Request& req, httplib::Response& res, const ApiPath& path);
-  bool StreamWatch(WatchStream& watch, httplib::DataSink& sink);
-
-  Options options;
-  standin::Store store;
-  standin::OpenConnections connections;  // outlives `http`, whose SSLs report to it
-  std::unique_ptr<standin::IdleClosingServer> http;
-  std::thread thread;
-  int port = -1;
-  std::atomic<bool> stopped{false};
-  std::atomic<bool> listenReturned{false};
-
-  mutable std::mutex countsMu;
-  std::map<std::string, int> requests;  // guarded by countsMu
-  std::vector<Failure> failures;        // guarded by countsMu; count > 0 each
-  int injected = 0;                     // guarded by countsMu
-  std::mutex holdMu;
-  std::condition_variable holdEnded;
-  std::optional<Hold> hold;  // guarded by holdMu
-  int heldCount = 0;         // guarded by holdMu
-  std::atomic<int> conflicts{0};
-  std::atomic<int> watchesOpened{0};
-  std::atomic<int> watchesOpen{0};
-  std::atomic<int> expireContinues{0};  // continue requests still to answer 410 Expired
-  std::atomic<int> continuesExpired{0};
-  std::atomic<int> listPages{0};
-};
 
 bool StandInApiServer::Impl::Authorized(const httplib::Request& req, httplib::Response& res) {
   {
@@ -178,11 +126,7 @@ void StandInApiServer::Impl::Route() {
   // Injected answers are given here, not before routing: httplib reads a request's body only
   // after its pre-routing handler, and a body left unread would garble the next request.
   auto handle = [this](const httplib::Request& req, httplib::Response& res) {
-    WaitIfHeld(req);
-    if (req.method != "GET" && options.writeLatency.count() > 0) {
-      std::this_thread::sleep_for(options.writeLatency);
-    }
-    if (!Injected(req, res)) Handle(req, res);
+    Serve(req, res, nullptr);
   };
   http->Get(".*", handle).Post(".*", handle).Put(".*", handle).Delete(".*", handle);
   http->set_exception_handler(
@@ -191,7 +135,17 @@ void StandInApiServer::Impl::Route() {
       });
 }
 
-void StandInApiServer::Impl::Handle(const httplib::Request& req, httplib::Response& res) {
+void StandInApiServer::Impl::Serve(const httplib::Request& req, httplib::Response& res,
+                                   const std::function<bool()>& canceled) {
+  WaitIfHeld(req);
+  if (req.method != "GET" && options.writeLatency.count() > 0) {
+    std::this_thread::sleep_for(options.writeLatency);
+  }
+  if (!Injected(req, res)) Handle(req, res, canceled);
+}
+
+void StandInApiServer::Impl::Handle(const httplib::Request& req, httplib::Response& res,
+                                    const std::function<bool()>& canceled) {
   std::optional<ApiPath> path = standin::ParseApiPath(req.path);
   if (!path) {
     return Fail(res, {404, "NotFound", "the server could not find the requested resource", {}});
@@ -202,7 +156,7 @@ void StandInApiServer::Impl::Handle(const httplib::Request& req, httplib::Respon
     return Fail(res, standin::NotFoundError(*path));
   }
   if (req.method == "GET" && IsTrue(req.get_param_value("watch"))) {
-    return HandleWatch(req, res, *path);
+    return HandleWatch(req, res, *path, canceled);
   }
   if (req.method == "GET") return HandleList(req, res, *path);
   if (req.method == "DELETE" && !collection) return Answer(res, 200, store.Delete(*path));
@@ -256,7 +210,8 @@ void StandInApiServer::Impl::HandleList(const httplib::Request& req, httplib::Re
 }
 
 void StandInApiServer::Impl::HandleWatch(const httplib::Request& req, httplib::Response& res,
-                                         const ApiPath& path) {
+                                         const ApiPath& path,
+                                         const std::function<bool()>& canceled) {
   std::optional<int64_t> from;
   std::string version = req.get_param_value("resourceVersion");
   if (!version.empty() && version != "0") {
@@ -269,6 +224,7 @@ void StandInApiServer::Impl::HandleWatch(const httplib::Request& req, httplib::R
   ++watchesOpened;
   if (opened) {
     watch->cursor = *opened;
+    watch->cursor.canceled = canceled;
   } else {
     watch->pending = {standin::EventLine("ERROR", standin::StatusFor(opened.error()))};
     watch->endAfterPending = true;

@@ -17,6 +17,10 @@
 // It does not validate objects, run admission, garbage-collect, or implement field/label selectors,
 // patch, subresources, or server-side apply (docs/cluster.md lists these limits).
 //
+// Two ways in: over HTTPS (Start, then a cluster::KubeClient to port()), for tests about the
+// wire; or in memory (InMemoryClient), for tests of cluster logic: the same handlers, store,
+// injected failures, holds and counts, with no TLS, socket or server thread.
+//
 // Paths: /api/v1/[namespaces/NS/]RESOURCE[/NAME] and
 // /apis/GROUP/VERSION/[namespaces/NS/]RESOURCE[/NAME].
 #pragma once
@@ -25,7 +29,10 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+
+#include "cluster/api_client.h"
 
 namespace gpugate::testing {
 
@@ -68,6 +75,14 @@ class StandInApiServer {
   // joins the server's threads. Idempotent; the store stays readable through the C++ methods.
   void Stop();
   int port() const;
+
+  // A cluster::ApiClient that calls the stand-in's handlers on the caller's thread: no TLS, no
+  // socket, no Start() needed. It presents `token` (default: Options::token). After Stop() it
+  // gets no answer at all (an error), as a client of a server that is gone. Watches end at once
+  // when their stop token is stopped. A request's deadline is checked before it is sent, not
+  // while HoldRequests holds it (giving up mid-request is the wire's: kube_client_test.cc).
+  // Must not outlive the stand-in.
+  std::unique_ptr<cluster::ApiClient> InMemoryClient(std::optional<std::string> token = {});
 
   // The store, as a controller or kubectl would change it (each call is one write: new
   // resourceVersion, watch events). `path` is an object path as above. Create fills in uid (when
@@ -141,8 +156,11 @@ class StandInApiServer {
   // Watch streams in progress now (one ends when it times out, is broken, or its client hangs up).
   int watchesOpen() const;
 
- private:
+  // The state and handlers behind both ways in (standin_impl.h); named here so the in-memory
+  // client (standin_memory.cc) can hold one.
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

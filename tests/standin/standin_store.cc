@@ -322,7 +322,9 @@ WatchWake Store::Next(WatchCursor& cursor, std::chrono::steady_clock::time_point
                       std::vector<std::string>* lines) {
   std::unique_lock lock(mu_);
   while (true) {
-    if (closed_ || cursor.generation != generation_) return WatchWake::kBroken;
+    if (closed_ || cursor.generation != generation_ || (cursor.canceled && cursor.canceled())) {
+      return WatchWake::kBroken;
+    }
     if (cursor.sent < floor_) {
       lines->push_back(EventLine("ERROR", StatusFor(TooOldLocked(cursor.sent))));
       return WatchWake::kExpired;
@@ -344,6 +346,11 @@ std::string Store::BookmarkLine(const WatchCursor& cursor) const {
                  {"apiVersion", cursor.filter.apiVersion()},
                  {"metadata", {{"resourceVersion", VersionText(cursor.sent)}}}};
   return EventLine("BOOKMARK", object);
+}
+
+void Store::Wake() {
+  std::lock_guard lock(mu_);  // so a watcher about to wait cannot miss it
+  changed_.notify_all();
 }
 
 void Store::BreakWatches() {

@@ -67,6 +67,8 @@ struct WatchCursor {
   ApiPath filter;           // the watched collection; an empty ns matches every namespace
   int64_t sent = 0;         // every matching event up to this resourceVersion is delivered
   uint64_t generation = 0;  // BreakWatches() generation when the watch opened
+  // Optional: true cuts the stream (kBroken) at the next wake; Wake() wakes the watchers.
+  std::function<bool()> canceled;
 };
 
 enum class WatchWake {
@@ -116,6 +118,8 @@ class Store {
   std::string BookmarkLine(const WatchCursor& cursor) const;
 
   void BreakWatches();
+  // Wakes every watcher blocked in Next(), so one whose cursor was canceled ends.
+  void Wake();
   void ExpireHistory();
   // Ends every watch, now and later (the server is stopping). The objects stay readable.
   void Close();

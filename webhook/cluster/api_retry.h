@@ -2,9 +2,9 @@
 // Fairness throttling), a 503 (an API server shutting down gracefully, or overloaded) and a 500
 // from etcd ("etcdserver: leader changed", "etcdserver: request timed out"; not "etcdserver:
 // request is too large", which the same write gets again) are tried again after an exponential
-// backoff with jitter, or after the answer's Retry-After (whole seconds, capped), until a
-// deadline the caller passes. Every other answer, and no answer at all (the client's own
-// error), is returned at once. docs/cluster.md, "Throttling and transient errors".
+// backoff with jitter (backoff.h, kEqual), or after the answer's Retry-After (whole seconds,
+// capped), until a deadline the caller passes. Every other answer, and no answer at all (the
+// client's own error), is returned at once. docs/cluster.md, "Throttling and transient errors".
 //
 // Only safe for requests the API makes idempotent: GETs, and writes guarded by a resourceVersion
 // or a name (a PUT or POST that did land before a 503 comes back as 409 on the next try).
@@ -13,7 +13,8 @@
 #include <chrono>
 #include <functional>
 
-#include "cluster/kube_client.h"
+#include "cluster/api_client.h"
+#include "cluster/backoff.h"
 
 namespace gpugate::cluster {
 
@@ -33,6 +34,7 @@ struct ApiRetry {
   std::function<double()> jitter;
 
   SteadyClock::time_point Now() const;
+  void Sleep(std::chrono::milliseconds wait) const;
 };
 
 // Whether `answer` is one of the transient answers above.

@@ -30,15 +30,28 @@ size_t CountCharges(const ChargeMap& charges) {
   return n;
 }
 
+// Where a batch stands after the ops applied so far. Invariants, kept by every op:
+//   used  == out.next.Used() (saturated sums), so a limit check never re-adds the record;
+//   bytes == context.recordBytes + ChargeBytes(every entry added) - ChargeBytes(every entry
+//            removed): the written size, exact for the entries; the derived used, hard and
+//            summaries may add a few bytes more, which EvaluateBatch measures afterwards;
+//   bytes <= limit after every charge added (a charge that would break it is kRecordFull).
+struct BatchState {
+  BatchEvaluation& out;
+  size_t bytes;
+  quota::Amounts used;
+};
+
 struct Applier {
   const LedgerOp& op;
   const BatchContext& context;
   size_t limit;
-  BatchEvaluation& out;
-  size_t& bytes;         // the record's size with the ops so far
-  quota::Amounts& used;  // what `out.next` charges in all
+  BatchState& state;
 
   quota::ReserveResult Charge() {
+    BatchEvaluation& out = state.out;
+    size_t& bytes = state.bytes;
+    quota::Amounts& used = state.used;
     GpuQuotaRecord& record = out.next;
     if (record.Holds(op.pod.name, op.pod.uid)) return {ReserveOutcome::kAlreadyCharged};
     std::string excess = quota::ExceededMessage(op.pod.ns, context.hard, used, op.amounts);
@@ -65,6 +78,8 @@ struct Applier {
   }
 
   bool Release() {
+    BatchEvaluation& out = state.out;
+    size_t& bytes = state.bytes;
     auto held = out.next.charges.find(op.pod.name);
     if (held == out.next.charges.end()) return false;
     for (size_t i = 0; i < held->second.size(); ++i) {
@@ -72,7 +87,7 @@ struct Applier {
       bytes = bytes > shrinks ? bytes - shrinks : 0;
     }
     out.next.charges.erase(held);
-    used = out.next.Used();
+    state.used = out.next.Used();
     out.changed = true;
     return true;
   }
@@ -90,10 +105,9 @@ BatchEvaluation EvaluateOnce(const GpuQuotaRecord& record, std::span<const Ledge
                              size_t* estimate = nullptr) {
   BatchEvaluation out{.next = record};
   out.results.reserve(ops.size());
-  size_t bytes = context.recordBytes;
-  quota::Amounts used = record.Used();
+  BatchState state{.out = out, .bytes = context.recordBytes, .used = record.Used()};
   for (const LedgerOp* op : ops) {
-    Applier apply{*op, context, limit, out, bytes, used};
+    Applier apply{*op, context, limit, state};
     LedgerOpResult result;
     if (op->kind == LedgerOp::Kind::kRelease) {
       result.released = apply.Release();
@@ -107,7 +121,7 @@ BatchEvaluation EvaluateOnce(const GpuQuotaRecord& record, std::span<const Ledge
     }
     out.results.push_back(std::move(result));
   }
-  if (estimate) *estimate = bytes;
+  if (estimate) *estimate = state.bytes;
   return out;
 }
 

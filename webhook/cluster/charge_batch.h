@@ -17,7 +17,7 @@ struct BatchContext {
   quota::Amounts hard;        // the namespace's limits
   size_t recordBytes = 0;     // the record's size as written now (RecordBytes)
   size_t maxRecordBytes = 0;  // no charge may take it past this; 0: no bound
-  Clock::time_point now;      // stamps new charges
+  WallClock::time_point now;  // stamps new charges
 };
 
 struct BatchEvaluation {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cluster/kube_object.h"
 #include "cluster/limits.h"
 #include "policy/pod_facts.h"
 #include "quota/pod_charge.h"
@@ -14,20 +15,11 @@ namespace {
 using nlohmann::json;
 
 // metadata.<field> as a string; "" when absent or not a string.
-std::string Meta(const json& object, const char* field) {
-  if (!object.is_object()) return "";
-  auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return "";
-  auto value = metadata->find(field);
-  return value != metadata->end() && value->is_string() ? value->get<std::string>() : "";
+std::string Meta(const json& object, std::string_view field) {
+  return StringAt(object, {"metadata", field});
 }
 
-std::string Phase(const json& pod) {
-  auto status = pod.find("status");
-  if (status == pod.end() || !status->is_object()) return "";
-  auto phase = status->find("phase");
-  return phase != status->end() && phase->is_string() ? phase->get<std::string>() : "";
-}
+std::string Phase(const json& pod) { return StringAt(pod, {"status", "phase"}); }
 
 // The pod's entry in the cache, or nullopt when it asks for no managed resource (or lives in an
 // exempt namespace, where nothing is charged).
@@ -47,7 +39,7 @@ std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
 }  // namespace
 
 ClusterCache::ClusterCache(const quota::QuotaConfig& config, const policy::Settings& settings,
-                           std::string recordName, std::function<Clock::time_point()> now,
+                           std::string recordName, std::function<WallClock::time_point()> now,
                            std::function<void()> wake)
     : config_(config),
       settings_(settings),
@@ -76,7 +68,7 @@ void ClusterCache::OnPodEvent(const WatchEvent& event) {
     if (info) {
       released = info->terminal && (!known || !nsPods->second[name].terminal);
       pods_[ns][name] = std::move(*info);
-    } else if (known && nsPods->second[name].goneSince == Clock::time_point{}) {
+    } else if (known && nsPods->second[name].goneSince == WallClock::time_point{}) {
       released = true;
       PodInfo& tombstone = nsPods->second[name];
       tombstone.terminal = true;
@@ -236,12 +228,12 @@ std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::S
   return out;
 }
 
-void ClusterCache::ForgetGonePods(Clock::time_point before) {
+void ClusterCache::ForgetGonePods(WallClock::time_point before) {
   std::lock_guard lock(mu_);
   for (auto ns = pods_.begin(); ns != pods_.end();) {
     std::erase_if(ns->second, [before](const auto& entry) {
-      Clock::time_point gone = entry.second.goneSince;
-      return gone != Clock::time_point{} && gone < before;
+      WallClock::time_point gone = entry.second.goneSince;
+      return gone != WallClock::time_point{} && gone < before;
     });
     ns = ns->second.empty() ? pods_.erase(ns) : std::next(ns);
   }

@@ -32,7 +32,7 @@ struct PodInfo {
   // When the watch reported the pod deleted; the epoch while it exists. The entry stays this
   // long as a tombstone so the reconciler frees the charge at once instead of after the grace
   // that a pod it never saw gets.
-  Clock::time_point goneSince{};
+  WallClock::time_point goneSince{};
 };
 
 using PodMap = std::map<std::string, PodInfo, std::less<>>;  // by pod name
@@ -44,7 +44,7 @@ class ClusterCache {
   // or turned terminal (a charge to free), or a list arrived (a first sync, or a relist that may
   // have dropped pods it never reported).
   ClusterCache(const quota::QuotaConfig& config, const policy::Settings& settings,
-               std::string recordName, std::function<Clock::time_point()> now,
+               std::string recordName, std::function<WallClock::time_point()> now,
                std::function<void()> wake);
 
   InformerHandlers PodHandlers();
@@ -72,7 +72,7 @@ class ClusterCache {
   std::map<std::string, NamespaceState, std::less<>> Snapshot() const;
 
   // Forgets the tombstones of pods deleted before `before`.
-  void ForgetGonePods(Clock::time_point before);
+  void ForgetGonePods(WallClock::time_point before);
 
   // quota::Accounting::Usage from the record and the limits.
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs) const;
@@ -93,7 +93,7 @@ class ClusterCache {
   const quota::QuotaConfig& config_;
   const policy::Settings& settings_;
   const std::string recordName_;
-  const std::function<Clock::time_point()> now_;
+  const std::function<WallClock::time_point()> now_;
   const std::function<void()> wake_;
 
   mutable std::mutex mu_;

@@ -88,7 +88,7 @@ TEST(ClusterCacheTest, OwnWritesAndTheWatchAgreeWithoutComparingVersions) {
   policy::Settings settings;
   for (const Case& c : cases) {
     ClusterCache cache(
-        config, settings, "gpugate", [] { return Clock::now(); }, nullptr);
+        config, settings, "gpugate", [] { return WallClock::now(); }, nullptr);
     InformerHandlers handlers = cache.RecordHandlers();
     for (size_t i = 0; i < c.steps.size(); ++i) {
       const Step& step = c.steps[i];
@@ -139,7 +139,7 @@ std::string Pods(const ClusterCache& cache) {
     for (const auto& [name, pod] : state.pods) {
       out += ns + "/" + name + " " + pod.uid + " " + quota::FormatAmounts(pod.amounts) +
              (pod.terminal ? " terminal" : "") + (pod.deleting ? " deleting" : "") +
-             (pod.goneSince != Clock::time_point{} ? " gone" : "") + "\n";
+             (pod.goneSince != WallClock::time_point{} ? " gone" : "") + "\n";
     }
   }
   return out;
@@ -149,7 +149,7 @@ TEST(ClusterCacheTest, KeepsOnlyGpuPodsAndOnlyWhatTheLedgerUsesOfThem) {
   quota::QuotaConfig config;
   policy::Settings settings;  // kube-system is exempt
   ClusterCache cache(
-      config, settings, "gpugate", [] { return Clock::now(); }, nullptr);
+      config, settings, "gpugate", [] { return WallClock::now(); }, nullptr);
   InformerHandlers handlers = cache.PodHandlers();
   // 1,000 pods in 50 namespaces; every 100th asks for GPUs.
   std::vector<json> pods;

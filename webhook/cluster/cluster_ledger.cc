@@ -3,7 +3,6 @@
 #include <condition_variable>
 #include <iterator>
 #include <optional>
-#include <random>
 #include <span>
 #include <thread>
 
@@ -30,10 +29,7 @@ std::string ApiError(std::string_view method, const std::string& path,
   std::string out = std::string(method) + " " + path + ": ";
   if (!answer) return out + answer.error().message;
   out += "HTTP " + std::to_string(answer->status);
-  json status = json::parse(answer->body, nullptr, false);
-  if (status.is_object() && status.contains("message") && status["message"].is_string()) {
-    out += ": " + status["message"].get<std::string>();
-  }
+  if (std::optional<std::string> message = StatusMessageOf(answer->body)) out += ": " + *message;
   if (retried.tries > 1 && IsTransient(answer)) {
     out += " (the same after " + std::to_string(retried.tries) + " tries; no time left to retry)";
   } else if (retried.tries > 1) {
@@ -44,28 +40,29 @@ std::string ApiError(std::string_view method, const std::string& path,
 
 using Deadline = ApiRetry::SteadyClock::time_point;
 
-constexpr std::chrono::milliseconds kFirstConflictBackoff{5};
-constexpr std::chrono::milliseconds kMaxConflictBackoff{100};
-
-double UniformShare() {
-  thread_local std::mt19937 engine{std::random_device{}()};
-  return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
-}
+// After a conflict: a random share of 5 ms, doubling per conflict up to 100 ms.
+constexpr BackoffPolicy kConflictBackoff{.initial = std::chrono::milliseconds(5),
+                                         .max = std::chrono::milliseconds(100),
+                                         .jitter = BackoffPolicy::Jitter::kFull};
 
 // A write's outcome that is not an error: it happened, or someone else wrote first.
 enum class Written { kDone, kConflict };
 
 }  // namespace
 
-struct ClusterLedger::State {
-  State(ClusterLedger& ledger, KubeClient& kube)
+// The ledger's machinery: the watched cache and its informers, the group commit and the batch it
+// applies, the reconciler's pass. ClusterLedger is its public face (start, stop, the
+// quota::Accounting calls) and owns it.
+struct ClusterLedger::Engine {
+  Engine(ClusterLedger& ledger, ApiClient& kube)
       : client(kube),
         options(ledger.options_),
         cache(
             ledger.config_, ledger.settings_, ledger.options_.gpuQuotaName,
             [this] { return Now(); }, [this] { Wake(); }),
-        pods(kube, "/api/v1/pods", Reporting(cache.PodHandlers())),
-        quotas(kube, "/api/v1/resourcequotas", Reporting(cache.ResourceQuotaHandlers())),
+        pods(kube, std::string(kPodCollection), Reporting(cache.PodHandlers())),
+        quotas(kube, std::string(kResourceQuotaCollection),
+               Reporting(cache.ResourceQuotaHandlers())),
         records(kube, std::string(kGpuQuotaCollection), Reporting(cache.RecordHandlers())) {}
 
   InformerHandlers Reporting(InformerHandlers handlers) const {
@@ -76,7 +73,7 @@ struct ClusterLedger::State {
     if (options.onError) options.onError(message);
   }
 
-  Clock::time_point Now() const { return options.clock ? options.clock() : Clock::now(); }
+  WallClock::time_point Now() const { return options.clock ? options.clock() : WallClock::now(); }
   std::string RecordPath(std::string_view ns) const {
     return GpuQuotaPath(ns, options.gpuQuotaName);
   }
@@ -135,64 +132,78 @@ struct ClusterLedger::State {
     return Written::kDone;
   }
 
-  // One group-commit batch for namespace `ns` (group_commit.h): the watched copy first, then a
-  // fresh read after each conflict (after a jittered backoff, so replicas that conflicted do not
-  // come back in step). An answer is final only from a successful guarded write, or, when
-  // nothing is written, from a fresh read (charge_batch.h): a stale cache never refuses a pod
-  // that fits. Every try ends by `deadline`. An error fails every op of the batch.
-  std::vector<Result<LedgerOpResult>> ApplyBatch(std::string_view ns,
-                                                 std::span<const LedgerOp* const> ops,
-                                                 Deadline deadline) {
-    auto failAll = [&](const Error& error) {
-      return std::vector<Result<LedgerOpResult>>(ops.size(), std::unexpected(error));
-    };
-    auto succeed = [](std::vector<LedgerOpResult> results) {
-      return std::vector<Result<LedgerOpResult>>(std::make_move_iterator(results.begin()),
-                                                 std::make_move_iterator(results.end()));
-    };
-    const quota::Amounts hard = cache.Limits(ns);
-    std::optional<GpuQuotaRecord> cached = cache.Record(ns);
-    int conflicts = 0;
-    for (int attempt = 0; attempt < options.maxConflictRetries; ++attempt) {
-      const bool fresh = attempt > 0 || !cached;
-      if (conflicts > 0 && !BackOffAfterConflict(conflicts, deadline)) {
-        return failAll(Error{"no time left to write " + RecordPath(ns) + " after " +
-                             std::to_string(conflicts) + " conflicting updates"});
-      }
-      Result<GpuQuotaRecord> record = fresh ? ReadRecord(ns, deadline) : std::move(*cached);
-      if (!record) return failAll(record.error());
-      if (!record->problem.empty()) {
-        if (!fresh) continue;
-        return failAll(Error{RecordPath(ns) + " cannot be read: " + record->problem});
-      }
-      BatchContext context{.name = options.gpuQuotaName,
-                           .hard = hard,
-                           .recordBytes = RecordBytes(*record, options.gpuQuotaName, hard),
-                           .maxRecordBytes = options.maxRecordBytes,
-                           .now = Now()};
-      BatchEvaluation batch = EvaluateBatch(*record, ops, context);
-      if (!batch.changed) {
-        if (fresh || !batch.needsFreshRead) return succeed(std::move(batch.results));
-        continue;
-      }
-      Result<Written> written = Write(batch.next, hard, deadline);
-      if (!written) return failAll(written.error());
-      if (*written == Written::kDone) return succeed(std::move(batch.results));
-      ++conflicts;
-    }
-    return failAll(Error{"gave up writing " + RecordPath(ns) + " after " +
-                         std::to_string(options.maxConflictRetries) + " conflicting updates"});
+  using BatchResults = std::vector<Result<LedgerOpResult>>;
+
+  static BatchResults FailAll(std::span<const LedgerOp* const> ops, const Error& error) {
+    return BatchResults(ops.size(), std::unexpected(error));
+  }
+  static BatchResults Succeed(std::vector<LedgerOpResult> results) {
+    return BatchResults(std::make_move_iterator(results.begin()),
+                        std::make_move_iterator(results.end()));
   }
 
-  // Waits a random share of 5 ms doubling per conflict up to 100 ms; false (no wait) when that
-  // would end at or past `deadline`.
-  bool BackOffAfterConflict(int conflicts, Deadline deadline) const {
-    auto cap =
-        std::min(kFirstConflictBackoff * (1 << std::min(conflicts - 1, 10)), kMaxConflictBackoff);
-    double share = options.retry.jitter ? options.retry.jitter() : UniformShare();
-    auto wait = std::chrono::milliseconds(static_cast<int64_t>(share * cap.count()));
+  BatchEvaluation Evaluate(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,
+                           const quota::Amounts& hard) const {
+    BatchContext context{.name = options.gpuQuotaName,
+                         .hard = hard,
+                         .recordBytes = RecordBytes(record, options.gpuQuotaName, hard),
+                         .maxRecordBytes = options.maxRecordBytes,
+                         .now = Now()};
+    return EvaluateBatch(record, ops, context);
+  }
+
+  // One group-commit batch for namespace `ns` (group_commit.h):
+  //   1. from the cache (the watched copy), when it holds a readable record: final when its
+  //      guarded write succeeds, or when nothing is written and no answer needs a fresh read;
+  //   2. else from a fresh read, redone after each conflict (after a jittered backoff, so replicas
+  //      that conflicted do not come back in step), up to maxConflictRetries conflicts in all.
+  // An answer is final only from a successful guarded write, or, when nothing is written, from a
+  // fresh read (charge_batch.h): a stale cache never refuses a pod that fits. Every try ends by
+  // `deadline`. An error fails every op of the batch.
+  BatchResults ApplyBatch(std::string_view ns, std::span<const LedgerOp* const> ops,
+                          Deadline deadline) {
+    const quota::Amounts hard = cache.Limits(ns);
+    int conflicts = 0;
+    if (std::optional<GpuQuotaRecord> cached = cache.Record(ns);
+        cached && cached->problem.empty()) {
+      BatchEvaluation batch = Evaluate(*cached, ops, hard);
+      if (!batch.changed && !batch.needsFreshRead) return Succeed(std::move(batch.results));
+      if (batch.changed) {
+        Result<Written> written = Write(batch.next, hard, deadline);
+        if (!written) return FailAll(ops, written.error());
+        if (*written == Written::kDone) return Succeed(std::move(batch.results));
+        ++conflicts;
+      }
+    }
+    Backoff backoff(kConflictBackoff, options.retry.jitter);
+    for (;; ++conflicts) {
+      if (conflicts >= options.maxConflictRetries) {
+        return FailAll(ops, Error{"gave up writing " + RecordPath(ns) + " after " +
+                                  std::to_string(conflicts) + " conflicting updates"});
+      }
+      if (conflicts > 0 && !BackOffAfterConflict(backoff, deadline)) {
+        return FailAll(ops, Error{"no time left to write " + RecordPath(ns) + " after " +
+                                  std::to_string(conflicts) + " conflicting updates"});
+      }
+      Result<GpuQuotaRecord> record = ReadRecord(ns, deadline);
+      if (!record) return FailAll(ops, record.error());
+      if (!record->problem.empty()) {
+        return FailAll(ops, Error{RecordPath(ns) + " cannot be read: " + record->problem});
+      }
+      BatchEvaluation batch = Evaluate(*record, ops, hard);
+      if (!batch.changed) return Succeed(std::move(batch.results));
+      Result<Written> written = Write(batch.next, hard, deadline);
+      if (!written) return FailAll(ops, written.error());
+      if (*written == Written::kDone) return Succeed(std::move(batch.results));
+    }
+  }
+
+  // Waits backoff's next wait (kConflictBackoff); false (no wait) when that would end at or
+  // past `deadline`.
+  bool BackOffAfterConflict(Backoff& backoff, Deadline deadline) const {
+    auto wait = backoff.Next();
     if (options.retry.Now() + wait >= deadline) return false;
-    options.retry.sleep ? options.retry.sleep(wait) : std::this_thread::sleep_for(wait);
+    options.retry.Sleep(wait);
     return true;
   }
 
@@ -224,7 +235,9 @@ struct ClusterLedger::State {
     if (!written) Report("reconciling " + ns + ": " + written.error().message);
   }
 
-  KubeClient& client;
+  ApiClient& client;
+  // The ledger's options_: the ledger owns this engine and declares options_ before engine_, so
+  // they are built before it and destroyed after it.
   const ClusterOptions& options;
   ClusterCache cache;
   Informer pods;
@@ -243,51 +256,51 @@ struct ClusterLedger::State {
   std::thread reconciler;
 };
 
-ClusterLedger::ClusterLedger(KubeClient& client, quota::QuotaConfig config,
+ClusterLedger::ClusterLedger(ApiClient& client, quota::QuotaConfig config,
                              policy::Settings settings, ClusterOptions options)
     : client_(client),
       config_(std::move(config)),
       settings_(std::move(settings)),
       options_(std::move(options)),
-      state_(std::make_unique<State>(*this, client_)) {}
+      engine_(std::make_unique<Engine>(*this, client_)) {}
 
 ClusterLedger::~ClusterLedger() { Stop(); }
 
 void ClusterLedger::Start() {
-  state_->pods.Start();
-  state_->quotas.Start();
-  state_->records.Start();
+  engine_->pods.Start();
+  engine_->quotas.Start();
+  engine_->records.Start();
   {
-    std::lock_guard lock(state_->wakeMu);
-    state_->stopping = false;
+    std::lock_guard lock(engine_->wakeMu);
+    engine_->stopping = false;
   }
-  state_->reconciler = std::thread([this] {
-    std::unique_lock lock(state_->wakeMu);
-    while (!state_->stopping) {
-      state_->woken = false;
+  engine_->reconciler = std::thread([this] {
+    std::unique_lock lock(engine_->wakeMu);
+    while (!engine_->stopping) {
+      engine_->woken = false;
       lock.unlock();
       ReconcileOnce();
       lock.lock();
-      state_->wakeCv.wait_for(lock, options_.reconcileInterval,
-                              [this] { return state_->stopping || state_->woken; });
+      engine_->wakeCv.wait_for(lock, options_.reconcileInterval,
+                               [this] { return engine_->stopping || engine_->woken; });
     }
   });
 }
 
 void ClusterLedger::Stop() {
   {
-    std::lock_guard lock(state_->wakeMu);
-    state_->stopping = true;
+    std::lock_guard lock(engine_->wakeMu);
+    engine_->stopping = true;
   }
-  state_->wakeCv.notify_all();
-  if (state_->reconciler.joinable()) state_->reconciler.join();
-  state_->pods.Stop();
-  state_->quotas.Stop();
-  state_->records.Stop();
+  engine_->wakeCv.notify_all();
+  if (engine_->reconciler.joinable()) engine_->reconciler.join();
+  engine_->pods.Stop();
+  engine_->quotas.Stop();
+  engine_->records.Stop();
 }
 
 bool ClusterLedger::Ready() const {
-  return state_->pods.Synced() && state_->quotas.Synced() && state_->records.Synced();
+  return engine_->pods.Synced() && engine_->quotas.Synced() && engine_->records.Synced();
 }
 
 Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest& request) {
@@ -298,12 +311,12 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest&
   for (const auto& [resource, milli] : amounts) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + quota::FormatMilli(milli));
   }
-  quota::Amounts hard = state_->cache.Limits(pod.ns);
+  quota::Amounts hard = engine_->cache.Limits(pod.ns);
   // Before the first sync a ResourceQuota may be missing from `hard`: fail closed where a limit
   // is or may be set. An unlimited namespace is charged as usual (the record is read from the
   // API, not the cache), so nothing is lost for it.
   // Unenforced, a limit refuses nothing, so the namespace is treated as one without limits.
-  if (request.enforce && !Ready() && (!hard.empty() || !state_->quotas.Synced())) {
+  if (request.enforce && !Ready() && (!hard.empty() || !engine_->quotas.Synced())) {
     return Fail(kNotSynced);
   }
   LedgerOp op{.kind = LedgerOp::Kind::kCharge,
@@ -311,48 +324,48 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest&
               .amounts = amounts,
               .dryRun = request.dryRun,
               .enforce = request.enforce};
-  Result<LedgerOpResult> result = state_->commits.Submit(pod.ns, op, deadline);
+  Result<LedgerOpResult> result = engine_->commits.Submit(pod.ns, op, deadline);
   if (result) return result->reserve;
   if (!hard.empty() && request.enforce) return std::unexpected(result.error());
   // Without a limit (or one not enforced) nothing is refused for it, so a charge the API would
   // not take is not worth refusing the pod for: the reconciler records it from the pod watch
   // once the API answers.
-  state_->Report("charging " + pod.ns + "/" + pod.name + " (admitted anyway, " +
-                 (hard.empty() ? "no limit there" : "its limits not enforced") +
-                 "): " + result.error().message);
+  engine_->Report("charging " + pod.ns + "/" + pod.name + " (admitted anyway, " +
+                  (hard.empty() ? "no limit there" : "its limits not enforced") +
+                  "): " + result.error().message);
   return quota::ReserveResult{quota::ReserveOutcome::kCharged};
 }
 
 Result<bool> ClusterLedger::Release(const quota::PodRef& pod, quota::Deadline deadline) {
   if (deadline == quota::kNoDeadline) deadline = options_.retry.Now() + options_.retry.budget;
-  std::optional<GpuQuotaRecord> cached = state_->cache.Record(pod.ns);
+  std::optional<GpuQuotaRecord> cached = engine_->cache.Record(pod.ns);
   // Trusting the synced cache's "nothing under that name" keeps pod deletes free of API calls.
   // A charge it has not seen yet has no pod either, and the reconciler drops it after the grace.
-  if (state_->records.Synced() &&
+  if (engine_->records.Synced() &&
       (!cached || (cached->problem.empty() && !cached->charges.contains(pod.name)))) {
     return false;
   }
   Result<LedgerOpResult> result =
-      state_->commits.Submit(pod.ns, {.kind = LedgerOp::Kind::kRelease, .pod = pod}, deadline);
+      engine_->commits.Submit(pod.ns, {.kind = LedgerOp::Kind::kRelease, .pod = pod}, deadline);
   if (!result) return std::unexpected(result.error());
   return result->released;
 }
 
-GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return state_->commits.stats(); }
+GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return engine_->commits.stats(); }
 
 std::vector<quota::NamespaceUsage> ClusterLedger::Usage(std::string_view onlyNs) const {
-  return state_->cache.Usage(onlyNs);
+  return engine_->cache.Usage(onlyNs);
 }
 
 void ClusterLedger::ReconcileOnce() {
   if (!Ready()) return;
-  std::lock_guard pass(state_->reconcileMu);
-  ReconcileContext context{state_->Now(), options_.reservationGrace, state_->pods.Watching()};
+  std::lock_guard pass(engine_->reconcileMu);
+  ReconcileContext context{engine_->Now(), options_.reservationGrace, engine_->pods.Watching()};
   // A tombstone older than the grace is no longer needed: a charge for that pod is older still,
   // and the rule for pods the watch does not show drops it.
-  state_->cache.ForgetGonePods(context.now - options_.reservationGrace);
-  for (auto& [ns, view] : state_->cache.Snapshot()) {
-    state_->ReconcileNamespace(ns, std::move(view), context);
+  engine_->cache.ForgetGonePods(context.now - options_.reservationGrace);
+  for (auto& [ns, view] : engine_->cache.Snapshot()) {
+    engine_->ReconcileNamespace(ns, std::move(view), context);
   }
 }
 

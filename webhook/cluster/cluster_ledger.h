@@ -27,10 +27,11 @@
 #include <string>
 #include <thread>
 
+#include "cluster/api_client.h"
 #include "cluster/api_retry.h"
 #include "cluster/group_commit.h"
 #include "cluster/informer.h"
-#include "cluster/kube_client.h"
+#include "cluster/kube_object.h"
 #include "policy/settings.h"
 #include "quota/accounting.h"
 
@@ -61,17 +62,15 @@ struct ClusterOptions {
   std::function<void(const std::string& message)> onError;
 };
 
-inline constexpr std::string_view kGpuQuotaCollection = "/apis/gpugate.io/v1alpha1/gpuquotas";
-
 class ClusterLedger : public quota::Accounting {
  public:
   // `client` must outlive the ledger.
-  ClusterLedger(KubeClient& client, quota::QuotaConfig config, policy::Settings settings,
+  ClusterLedger(ApiClient& client, quota::QuotaConfig config, policy::Settings settings,
                 ClusterOptions options = {});
   ~ClusterLedger() override;  // stops
 
-  // Starts the informers (pods, resourcequotas, gpuquotas) and the reconciler. Once: Stop ends
-  // the client's watches for good (Informer::Stop), so a stopped ledger cannot be restarted.
+  // Starts the informers (pods, resourcequotas, gpuquotas) and the reconciler. After Stop,
+  // starts them again: each informer relists, and the reconciler runs until the next Stop.
   void Start();
   void Stop();
 
@@ -115,12 +114,12 @@ class ClusterLedger : public quota::Accounting {
   void ReconcileOnce();
 
  private:
-  struct State;
-  KubeClient& client_;
+  struct Engine;  // cluster_ledger.cc
+  ApiClient& client_;
   quota::QuotaConfig config_;
   policy::Settings settings_;
   ClusterOptions options_;
-  std::unique_ptr<State> state_;
+  std::unique_ptr<Engine> engine_;
 };
 
 }  // namespace gpugate::cluster

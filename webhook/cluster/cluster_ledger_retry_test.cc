@@ -1,13 +1,13 @@
 // A charge through the cluster ledger when the API answers 429, 503 or a 500 from etcd first
-// (tests/standin/ injects them): retried within the budget, refused when the budget runs out,
-// never retried for other 4xx. Time is a fake clock moved by the injected sleep: no real waits.
+// (tests/standin/ injects them; reached in memory): retried within the budget, refused when the
+// budget runs out, never retried for other 4xx. Time is a fake clock moved by the injected sleep:
+// no real waits.
 #include <gtest/gtest.h>
 
 #include <mutex>
 #include <thread>
 
 #include "cluster/cluster_ledger.h"
-#include "cluster/test_certs.h"
 #include "quota/testing.h"
 #include "standin/standin.h"
 
@@ -151,16 +151,11 @@ class ClusterLedgerRetryTest : public ::testing::TestWithParam<Case> {
 
 TEST_P(ClusterLedgerRetryTest, ChargeAfterTransientAnswers) {
   const Case& c = GetParam();
-  const auto& certs = testing::SharedTestCerts();
-  StandInApiServer server(
-      {.certFile = certs.certFile(), .keyFile = certs.keyFile(), .token = kToken});
-  int port = server.Start();
-  ASSERT_GT(port, 0);
-  KubeClient client(KubeConfig{
-      .host = "127.0.0.1", .port = port, .caPem = certs.bundle.caCertPem, .token = kToken});
+  StandInApiServer server({.token = kToken});
+  std::unique_ptr<ApiClient> client = server.InMemoryClient();
   quota::QuotaConfig config;
   config.limits["team-a"] = Gpus(4);
-  ClusterLedger ledger(client, config, policy::Settings{}, {.retry = Policy()});
+  ClusterLedger ledger(*client, config, policy::Settings{}, {.retry = Policy()});
   ledger.Start();
   ASSERT_TRUE(Eventually([&] { return ledger.Ready(); }));
   // A first charge creates the record and the watch shows it, so the second is a PUT.

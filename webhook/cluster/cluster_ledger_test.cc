@@ -1,17 +1,15 @@
-// The cluster ledger against the stand-in API server (tests/standin/): real TLS, real watches,
-// resourceVersion conflicts as the apiserver makes them.
+// The cluster ledger against the stand-in API server (tests/standin/), reached in memory: real
+// watches and resourceVersion conflicts as the apiserver makes them, without TLS (the wire is
+// kube_client_test.cc's).
 #include "cluster/cluster_ledger.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
-#include <filesystem>
 #include <latch>
 #include <mutex>
 #include <thread>
 
-#include "certs/certificates.h"
 #include "cluster/charge_batch.h"
 #include "cluster/gpu_quota_record.h"
 #include "quota/testing.h"
@@ -72,54 +70,33 @@ bool Eventually(const std::function<bool()>& done, milliseconds limit = seconds(
 // A clock the test moves by hand.
 class FakeClock {
  public:
-  Clock::time_point Now() const { return start_ + milliseconds(offsetMs_.load()); }
+  WallClock::time_point Now() const { return start_ + milliseconds(offsetMs_.load()); }
   void Advance(milliseconds by) { offsetMs_ += by.count(); }
 
  private:
-  Clock::time_point start_ = Clock::now();
+  WallClock::time_point start_ = WallClock::now();
   std::atomic<int64_t> offsetMs_{0};
 };
 
 class ClusterLedgerTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    char pattern[] = "/tmp/gpugate-cluster-ledger-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = new std::string(pattern);
-    Result<certs::CertBundle> bundle = certs::IssueCertificates({.extraHosts = {"127.0.0.1"}});
-    ASSERT_TRUE(bundle) << bundle.error().message;
-    ASSERT_TRUE(certs::WriteBundle(*bundle, *dir_));
-    caPem_ = new std::string(bundle->caCertPem);
-  }
-  static void TearDownTestSuite() {
-    std::filesystem::remove_all(*dir_);
-    delete dir_;
-    delete caPem_;
-  }
-
   void SetUp() override { StartServer(); }
 
   // (Re)starts the stand-in; `opaqueVersions`: it issues opaque resourceVersions.
   void StartServer(bool opaqueVersions = false) {
     server_.reset();
     server_ = std::make_unique<StandInApiServer>(
-        StandInApiServer::Options{.certFile = *dir_ + "/tls.crt",
-                                  .keyFile = *dir_ + "/tls.key",
-                                  .token = kToken,
-                                  .opaqueResourceVersions = opaqueVersions});
-    port_ = server_->Start();
-    ASSERT_GT(port_, 0);
+        StandInApiServer::Options{.token = kToken, .opaqueResourceVersions = opaqueVersions});
   }
 
-  // One replica: its own client (connections and watches) and ledger.
+  // One replica: its own client and ledger.
   struct Replica {
-    std::unique_ptr<KubeClient> client;
+    std::unique_ptr<ApiClient> client;
     std::unique_ptr<ClusterLedger> ledger;
   };
   Replica MakeReplica(quota::QuotaConfig config, ClusterOptions options = {}, bool start = true) {
     Replica r;
-    r.client = std::make_unique<KubeClient>(
-        KubeConfig{.host = "127.0.0.1", .port = port_, .caPem = *caPem_, .token = kToken});
+    r.client = server_->InMemoryClient();
     r.ledger = std::make_unique<ClusterLedger>(*r.client, std::move(config), policy::Settings{},
                                                std::move(options));
     if (start) {
@@ -138,14 +115,8 @@ class ClusterLedgerTest : public ::testing::Test {
     return config;
   }
 
-  static std::string* dir_;
-  static std::string* caPem_;
   std::unique_ptr<StandInApiServer> server_;
-  int port_ = 0;
 };
-
-std::string* ClusterLedgerTest::dir_ = nullptr;
-std::string* ClusterLedgerTest::caPem_ = nullptr;
 
 TEST_F(ClusterLedgerTest, LimitsComeFromResourceQuotasAndConfigSmallestWins) {
   server_->Create("/api/v1/namespaces/team-a/resourcequotas",

@@ -30,7 +30,7 @@ Result<RecordedCharge> DecodeCharge(const json& j, const std::string& where) {
   if (admitted == j.end() || !admitted->is_string()) {
     return Fail(where + ".admitted: must be a string");
   }
-  Result<Clock::time_point> when = ParseRfc3339(admitted->get_ref<const std::string&>());
+  Result<WallClock::time_point> when = ParseRfc3339(admitted->get_ref<const std::string&>());
   if (!when) return Fail(where + ".admitted: " + when.error().message);
   if (amounts == j.end()) return Fail(where + ".amounts: missing");
   Result<quota::Amounts> decoded = DecodeAmounts(*amounts, where + ".amounts");
@@ -89,11 +89,7 @@ int Digits(std::string_view text, size_t pos, size_t n) {
 }  // namespace
 
 std::string GpuQuotaRecord::resourceVersion() const {
-  if (!object.is_object()) return "";
-  auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return "";
-  auto rv = metadata->find("resourceVersion");
-  return rv != metadata->end() && rv->is_string() ? rv->get<std::string>() : "";
+  return StringAt(object, {"metadata", "resourceVersion"});
 }
 
 bool GpuQuotaRecord::Holds(std::string_view name, std::string_view uid) const {
@@ -122,10 +118,7 @@ quota::Amounts GpuQuotaRecord::Used() const {
 GpuQuotaRecord DecodeGpuQuota(const json& object) {
   GpuQuotaRecord record;
   record.object = object;
-  if (auto metadata = object.find("metadata"); metadata != object.end() && metadata->is_object()) {
-    auto ns = metadata->find("namespace");
-    if (ns != metadata->end() && ns->is_string()) record.ns = ns->get<std::string>();
-  }
+  record.ns = StringAt(object, {"metadata", "namespace"});
   Result<ChargeMap> charges = DecodeCharges(object);
   if (charges) {
     record.charges = std::move(*charges);
@@ -162,16 +155,7 @@ json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view name,
   return object;
 }
 
-std::string GpuQuotaCollectionPath(std::string_view ns) {
-  return "/apis/" + std::string(kGpuQuotaApiVersion) + "/namespaces/" + std::string(ns) +
-         "/gpuquotas";
-}
-
-std::string GpuQuotaPath(std::string_view ns, std::string_view name) {
-  return GpuQuotaCollectionPath(ns) + "/" + std::string(name);
-}
-
-std::string FormatRfc3339(Clock::time_point t) {
+std::string FormatRfc3339(WallClock::time_point t) {
   auto ms = std::chrono::floor<std::chrono::milliseconds>(t.time_since_epoch()).count();
   time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
   struct tm utc {};
@@ -182,7 +166,7 @@ std::string FormatRfc3339(Clock::time_point t) {
   return buf;
 }
 
-Result<Clock::time_point> ParseRfc3339(std::string_view text) {
+Result<WallClock::time_point> ParseRfc3339(std::string_view text) {
   auto bad = [&] { return Fail("\"" + std::string(text) + "\": want an RFC 3339 time"); };
   struct tm utc {};
   utc.tm_year = Digits(text, 0, 4) - 1900;
@@ -215,20 +199,13 @@ Result<Clock::time_point> ParseRfc3339(std::string_view text) {
     return bad();
   }
   time_t seconds = timegm(&utc);
-  return Clock::from_time_t(seconds) - offset + fraction;
+  return WallClock::from_time_t(seconds) - offset + fraction;
 }
 
 quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record) {
   quota::NamespaceUsage usage{record.ns, {}};
-  const nlohmann::json* hard = nullptr;
-  if (record.object.is_object()) {
-    auto status = record.object.find("status");
-    if (status != record.object.end() && status->is_object()) {
-      auto h = status->find("hard");
-      if (h != status->end() && h->is_object()) hard = &*h;
-    }
-  }
-  if (hard) {
+  const nlohmann::json* hard = At(record.object, {"status", "hard"});
+  if (hard && hard->is_object()) {
     for (const auto& [resource, value] : hard->items()) {
       if (!value.is_string()) continue;
       if (auto milli = quota::ParseMilli(value.get<std::string>())) {

@@ -24,20 +24,22 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/kube_object.h"
 #include "common/result.h"
 #include "quota/accounting.h"
 #include "quota/amounts.h"
 
 namespace gpugate::cluster {
 
-using Clock = std::chrono::system_clock;
+// The wall clock: charges carry their admission time, which other replicas read, so it is the
+// system clock (replicas agree on it through NTP), unlike transport::Clock (steady, for deadlines).
+using WallClock = std::chrono::system_clock;
 
-inline constexpr std::string_view kGpuQuotaApiVersion = "gpugate.io/v1alpha1";
 inline constexpr std::string_view kGpuQuotaKind = "GPUQuota";
 
 struct RecordedCharge {
   std::string uid;
-  Clock::time_point admitted;
+  WallClock::time_point admitted;
   quota::Amounts amounts;  // milli-units
 
   bool operator==(const RecordedCharge&) const = default;
@@ -74,13 +76,9 @@ nlohmann::json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view nam
 // written with (what `gpugate quota --kubeconfig` shows without running the ledger).
 quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record);
 
-// API paths of the records.
-std::string GpuQuotaCollectionPath(std::string_view ns);
-std::string GpuQuotaPath(std::string_view ns, std::string_view name);
-
 // RFC 3339 in UTC with milliseconds ("2024-05-01T12:00:00.250Z"); parsing also accepts whole
 // seconds and numeric offsets ("2024-05-01T14:00:00+02:00").
-std::string FormatRfc3339(Clock::time_point t);
-Result<Clock::time_point> ParseRfc3339(std::string_view text);
+std::string FormatRfc3339(WallClock::time_point t);
+Result<WallClock::time_point> ParseRfc3339(std::string_view text);
 
 }  // namespace gpugate::cluster

@@ -8,7 +8,9 @@ namespace {
 using nlohmann::json;
 using quota::kMilli;
 
-Clock::time_point At(int64_t ms) { return Clock::time_point(std::chrono::milliseconds(ms)); }
+WallClock::time_point At(int64_t ms) {
+  return WallClock::time_point(std::chrono::milliseconds(ms));
+}
 
 TEST(ClusterLedgerRecordTest, EncodesChargesAndDerivedFieldsAndReadsThemBack) {
   GpuQuotaRecord record{.ns = "team-a"};
@@ -91,7 +93,7 @@ TEST(ClusterLedgerRecordTest, ParsesRfc3339Forms) {
       {"", -1},
   };
   for (const Case& c : cases) {
-    Result<Clock::time_point> t = ParseRfc3339(c.text);
+    Result<WallClock::time_point> t = ParseRfc3339(c.text);
     if (c.ms < 0) {
       EXPECT_FALSE(t) << c.text;
       continue;

@@ -7,9 +7,9 @@ namespace gpugate::cluster {
 struct GroupCommit::Waiter {
   LedgerOp op;  // owned here: the batch may still read it after its submitter left
   quota::Deadline deadline;
-  bool taken = false;                // in a batch
-  std::vector<WaiterPtr> executing;  // the batch this waiter's thread is to apply; else empty
-  std::optional<Result<LedgerOpResult>> result;
+  WaiterState state = WaiterState::kQueued;      // transitions: group_commit.h
+  std::vector<WaiterPtr> batch;                  // kLeading: the batch its thread applies
+  std::optional<Result<LedgerOpResult>> result;  // kAnswered
 };
 
 GroupCommit::GroupCommit(Apply apply, size_t maxBatch)
@@ -29,13 +29,13 @@ Result<LedgerOpResult> GroupCommit::Submit(std::string_view ns, LedgerOp op,
   q.pending.push_back(self);
   if (!q.applying) FormBatch(ns, q);
   for (;;) {
-    if (self->result) return std::move(*self->result);
-    if (!self->executing.empty()) {
+    if (self->state == WaiterState::kAnswered) return std::move(*self->result);
+    if (self->state == WaiterState::kLeading) {
       Execute(ns, q, *self, lock);
       continue;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      if (self->taken) {
+      if (self->state == WaiterState::kInBatch) {
         return Fail("no time left: the write of " + std::string(ns) +
                     "'s GPUQuota carrying this change was still waiting on the Kubernetes API");
       }
@@ -58,9 +58,10 @@ void GroupCommit::FormBatch(std::string_view ns, Queue& q) {
     if (now >= w->deadline) {
       w->result = Fail("no time left: the deadline passed before " + std::string(ns) +
                        "'s GPUQuota could be written");
+      w->state = WaiterState::kAnswered;
       continue;
     }
-    w->taken = true;
+    w->state = WaiterState::kInBatch;
     batch.push_back(std::move(w));
   }
   if (!batch.empty()) {
@@ -68,7 +69,8 @@ void GroupCommit::FormBatch(std::string_view ns, Queue& q) {
       return a->deadline < b->deadline;
     });
     Waiter& chosen = **executor;
-    chosen.executing = std::move(batch);
+    chosen.state = WaiterState::kLeading;
+    chosen.batch = std::move(batch);
     q.applying = true;
   }
   q.changed.notify_all();
@@ -77,8 +79,8 @@ void GroupCommit::FormBatch(std::string_view ns, Queue& q) {
 // With mu_ held on entry and exit; released while the batch is applied.
 void GroupCommit::Execute(std::string_view ns, Queue& q, Waiter& self,
                           std::unique_lock<std::mutex>& lock) {
-  std::vector<WaiterPtr> batch = std::move(self.executing);
-  self.executing.clear();
+  std::vector<WaiterPtr> batch = std::move(self.batch);
+  self.batch.clear();
   std::vector<const LedgerOp*> ops;
   ops.reserve(batch.size());
   for (const WaiterPtr& w : batch) ops.push_back(&w->op);
@@ -97,6 +99,7 @@ void GroupCommit::Execute(std::string_view ns, Queue& q, Waiter& self,
     batch[i]->result = i < results.size()
                            ? std::move(results[i])
                            : Result<LedgerOpResult>(Fail("no result for this change"));
+    batch[i]->state = WaiterState::kAnswered;
   }
   q.applying = false;
   FormBatch(ns, q);  // the next batch, from what queued meanwhile; wakes everyone

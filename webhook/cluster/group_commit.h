@@ -15,6 +15,18 @@
 // change may still land with the batch: a charge for a pod that is then refused is dropped by
 // the reconciler after the grace, as any charge whose pod never appears).
 //
+// A waiter (one Submit) moves through these states, under the mutex; Submit's loop acts on the
+// state it finds each time it wakes:
+//   kQueued  -> kInBatch   FormBatch took it into the next batch;
+//   kQueued  -> kLeading   ... as the member with the batch's latest deadline: its own thread
+//                          applies the whole batch next (Execute), the lock released meanwhile;
+//   kQueued  -> kAnswered  FormBatch found its deadline passed (an error, never applied);
+//   kInBatch -> kAnswered, kLeading -> kAnswered   the batch was applied: every member has its
+//                          result, the leader's included.
+// A waiter whose deadline passes while kQueued leaves the queue; while kInBatch it leaves with an
+// error and its entry stays in the batch, answered to no one. A leader never leaves: it is
+// answered by the write it bounds.
+//
 // Thread-safe.
 #pragma once
 
@@ -74,6 +86,7 @@ class GroupCommit {
   Stats stats() const;
 
  private:
+  enum class WaiterState { kQueued, kInBatch, kLeading, kAnswered };
   struct Waiter;
   using WaiterPtr = std::shared_ptr<Waiter>;  // shared: a member may leave before its batch ends
   struct Queue {

@@ -1,7 +1,8 @@
 #include "cluster/informer.h"
 
 #include <algorithm>
-#include <initializer_list>
+
+#include "cluster/kube_object.h"
 
 namespace gpugate::cluster {
 namespace {
@@ -17,53 +18,36 @@ constexpr int kListAttempts = 3;
 
 using nlohmann::json;
 
-// The value at a path of object keys; nullptr when a step is missing or not an object.
-const json* At(const json& root, std::initializer_list<const char*> keys) {
-  const json* node = &root;
-  for (const char* key : keys) {
-    if (!node->is_object()) return nullptr;
-    auto it = node->find(key);
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return node;
-}
-
-std::string StringAt(const json& root, std::initializer_list<const char*> keys) {
-  const json* value = At(root, keys);
-  return value && value->is_string() ? value->get<std::string>() : std::string();
-}
-
 std::string Abbreviate(std::string_view text) {
   return text.size() <= 120 ? std::string(text) : std::string(text.substr(0, 120)) + "...";
 }
 
 }  // namespace
 
-Informer::Informer(KubeClient& client, std::string collectionPath, InformerHandlers handlers,
+Informer::Informer(ApiClient& client, std::string collectionPath, InformerHandlers handlers,
                    BackoffPolicy backoff)
     : client_(client),
       path_(std::move(collectionPath)),
       handlers_(std::move(handlers)),
-      backoff_(backoff),
-      delay_(backoff.initial) {}
+      backoff_(backoff) {}
 
 Informer::~Informer() { Stop(); }
 
 void Informer::Start() {
   if (thread_.joinable()) return;
   stop_ = false;
+  watchStop_.Reset();
   thread_ = std::thread([this] { Run(); });
 }
 
 void Informer::Stop() {
   {
-    std::lock_guard lock(mu_);  // so a Backoff about to wait cannot miss the wake-up
+    std::lock_guard lock(mu_);  // so a WaitBeforeRetry about to wait cannot miss the wake-up
     stop_ = true;
   }
   wake_.notify_all();
   if (!thread_.joinable()) return;
-  client_.CancelWatches();
+  watchStop_.Stop();
   thread_.join();
 }
 
@@ -82,10 +66,10 @@ void Informer::Report(const std::string& message) {
   if (handlers_.onError && !stop_) handlers_.onError(path_ + ": " + message);
 }
 
-void Informer::Backoff() {
+void Informer::WaitBeforeRetry() {
+  const std::chrono::milliseconds wait = backoff_.Next();
   std::unique_lock lock(mu_);
-  wake_.wait_for(lock, delay_, [this] { return stop_.load(); });
-  delay_ = std::min(delay_ * 2, backoff_.max);
+  wake_.wait_for(lock, wait, [this] { return stop_.load(); });
 }
 
 void Informer::Run() {
@@ -93,7 +77,7 @@ void Informer::Run() {
   while (!stop_) {
     if (needList) {
       if (!List()) {
-        Backoff();
+        WaitBeforeRetry();
         continue;
       }
       needList = false;
@@ -102,11 +86,11 @@ void Informer::Run() {
       case WatchEnd::kEnded:  // the server's timeout: resume from the last resourceVersion
         break;
       case WatchEnd::kGone:  // our resourceVersion is older than the server's history
-        if (!progressSinceList_) Backoff();  // list -> 410 -> list... must not spin
+        if (!progressSinceList_) WaitBeforeRetry();  // list -> 410 -> list... must not spin
         needList = true;
         break;
       case WatchEnd::kFailed:
-        Backoff();
+        WaitBeforeRetry();
         break;
     }
   }
@@ -143,7 +127,7 @@ Informer::WatchEnd Informer::WatchOnce() {
     watching_ = true;
   };
   auto started = std::chrono::steady_clock::now();
-  auto status = client_.Watch(path, onLine, kWatchIdleSeconds, onOpen);
+  auto status = client_.Watch(path, watchStop_, onLine, kWatchIdleSeconds, onOpen);
   watching_ = false;
   if (ended) return end;
   if (!status) {
@@ -206,7 +190,7 @@ bool Informer::Progress(std::string rv) {
   SetResourceVersion(std::move(rv));
   ++linesThisWatch_;
   progressSinceList_ = true;
-  delay_ = backoff_.initial;
+  backoff_.Reset();
   return true;
 }
 

@@ -18,7 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "cluster/kube_client.h"
+#include "cluster/api_client.h"
+#include "cluster/backoff.h"
 #include "cluster/list_pager.h"
 
 namespace gpugate::cluster {
@@ -39,15 +40,12 @@ struct InformerHandlers {
   std::function<void(const std::string& message)> onError;
 };
 
-struct BackoffPolicy {
-  std::chrono::milliseconds initial{200};
-  std::chrono::milliseconds max{10000};
-};
-
 class Informer {
  public:
   // `collectionPath`: e.g. "/api/v1/pods" or "/apis/gpugate.io/v1alpha1/gpuquotas".
-  Informer(KubeClient& client, std::string collectionPath, InformerHandlers handlers,
+  // `backoff` spaces relists and re-watches after errors, jittered (kEqual by default) so
+  // replicas that lost the API together do not relist together.
+  Informer(ApiClient& client, std::string collectionPath, InformerHandlers handlers,
            BackoffPolicy backoff = {});
   ~Informer();  // stops
 
@@ -55,9 +53,10 @@ class Informer {
   static constexpr size_t kDefaultPageSize = kListPageSize;
   void set_page_size(size_t limit) { pageSize_ = limit; }
 
+  // Starts the thread; after Stop, starts again (a relist first).
   void Start();
-  // Returns after the thread has ended. Ends the watch at once through client.CancelWatches(),
-  // which ends every watch on that client for good: Stop is for shutdown.
+  // Returns after the thread has ended. Ends the watch at once through the informer's own stop
+  // token: other watches on the same client go on.
   void Stop();
 
   // True once the first list has been delivered.
@@ -81,14 +80,15 @@ class Informer {
   bool HandleLine(std::string_view line, WatchEnd& end);
   // An event or bookmark went through: remember its resourceVersion, reset the backoff.
   bool Progress(std::string rv);
-  void Backoff();
+  // Waits the backoff's next wait, or until Stop().
+  void WaitBeforeRetry();
   void Report(const std::string& message);
   void SetResourceVersion(std::string rv);
 
-  KubeClient& client_;
+  ApiClient& client_;
+  WatchStop watchStop_;
   std::string path_;
   InformerHandlers handlers_;
-  BackoffPolicy backoff_;
   size_t pageSize_ = kDefaultPageSize;
   std::thread thread_;
   std::atomic<bool> stop_{false};
@@ -101,8 +101,8 @@ class Informer {
   std::condition_variable wake_;  // Stop() ends a backoff wait
   std::string resourceVersion_;   // guarded by mu_
   // Run's thread only:
-  std::chrono::milliseconds delay_;  // the next backoff wait
-  bool progressSinceList_ = false;   // an event or bookmark arrived since the last list
+  Backoff backoff_;
+  bool progressSinceList_ = false;  // an event or bookmark arrived since the last list
   int linesThisWatch_ = 0;
 };
 

@@ -4,8 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/informer.h"
-#include "cluster/informer_mirror.h"
-#include "cluster/test_certs.h"
+#include "cluster/testing.h"
 #include "standin/standin.h"
 
 namespace gpugate::cluster {
@@ -23,22 +22,15 @@ constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
 class InformerPagingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& certs = testing::SharedTestCerts();
-    server_ = std::make_unique<StandInApiServer>(
-        StandInApiServer::Options{.certFile = certs.certFile(), .keyFile = certs.keyFile()});
-    int port = server_->Start();
-    ASSERT_GT(port, 0);
-    client_ = std::make_unique<KubeClient>(KubeConfig{.host = "127.0.0.1",
-                                                      .port = port,
-                                                      .caPem = certs.bundle.caCertPem,
-                                                      .token = "stand-in-token"});
+    server_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{});
+    client_ = server_->InMemoryClient();
   }
 
   // The server's pods now, as the mirror renders them.
   std::string Truth() { return testing::Rendered(client_->Get(kPods)); }
 
   std::unique_ptr<StandInApiServer> server_;
-  std::unique_ptr<KubeClient> client_;
+  std::unique_ptr<ApiClient> client_;
   Mirror mirror_;
 };
 

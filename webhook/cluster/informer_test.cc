@@ -1,16 +1,14 @@
-// The informer against the stand-in API server (tests/standin/): real TLS, real watch streams
-// cut mid-stream, expired history, bookmarks; and against a scripted server for HTTP 410.
+// The informer against the stand-in API server (tests/standin/), reached in memory: watch
+// streams cut mid-stream, expired history, bookmarks; and against a scripted API for HTTP 410.
 #include "cluster/informer.h"
 
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <condition_variable>
 #include <map>
 #include <set>
 
-#include "cluster/informer_mirror.h"
-#include "cluster/test_certs.h"
+#include "cluster/testing.h"
 #include "standin/standin.h"
 
 namespace gpugate::cluster {
@@ -29,38 +27,27 @@ constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
 class InformerTest : public ::testing::Test {
  protected:
   void StartServer(StandInApiServer::Options options = {}) {
-    const auto& certs = testing::SharedTestCerts();
-    options.certFile = certs.certFile();
-    options.keyFile = certs.keyFile();
     server_ = std::make_unique<StandInApiServer>(options);
-    port_ = server_->Start();
-    ASSERT_GT(port_, 0);
   }
   void SetUp() override { StartServer(); }
 
-  KubeConfig Config(const std::string& token = kToken) const {
-    return {.host = "127.0.0.1",
-            .port = port_,
-            .caPem = testing::SharedTestCerts().bundle.caCertPem,
-            .token = token};
+  // A client of the stand-in, in memory, presenting `token`.
+  std::unique_ptr<ApiClient> Client(const std::string& token = kToken) {
+    return server_->InMemoryClient(token);
   }
 
   // The server's objects in the mirror's rendering.
-  std::string Truth() {
-    KubeClient client(Config());
-    return testing::Rendered(client.Get(kPods));
-  }
+  std::string Truth() { return testing::Rendered(Client()->Get(kPods)); }
 
   std::unique_ptr<StandInApiServer> server_;
-  int port_ = 0;
   Mirror mirror_;
 };
 
 TEST_F(InformerTest, ListsThenStreamsEvents) {
   std::string a = Rv(server_->Create(kPods, Pod("a")));
   std::string b = Rv(server_->Create(kPods, Pod("b")));
-  KubeClient client(Config());
-  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 10ms});
+  auto client = Client();
+  Informer informer(*client, kPods, mirror_.Handlers(), {.initial = 10ms});
   informer.Start();
   ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Synced() && informer.Watching(); }));
   EXPECT_EQ(mirror_.Objects(), "a@" + a + " b@" + b);
@@ -75,6 +62,8 @@ TEST_F(InformerTest, ListsThenStreamsEvents) {
                                            "DELETED b@" + deleted}));
   EXPECT_GT(std::stoi(deleted), std::stoi(a2));
   EXPECT_EQ(mirror_.Objects(), Truth());
+  // The informer takes an event's resourceVersion after its handler returns.
+  mirror_.WaitFor([&] { return informer.ResourceVersion() == deleted; });
   EXPECT_EQ(informer.ResourceVersion(), deleted);
   EXPECT_EQ(informer.lists(), 1);
   EXPECT_EQ(informer.watches(), 1);
@@ -82,8 +71,8 @@ TEST_F(InformerTest, ListsThenStreamsEvents) {
 }
 
 TEST_F(InformerTest, ResumesBrokenStreamsWithoutGapsOrRepeats) {
-  KubeClient client(Config());
-  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 20ms});
+  auto client = Client();
+  Informer informer(*client, kPods, mirror_.Handlers(), {.initial = 20ms});
   informer.Start();
   ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Watching(); }));
   std::vector<std::string> want = {"LIST 0"};
@@ -108,9 +97,9 @@ TEST_F(InformerTest, ResumesBrokenStreamsWithoutGapsOrRepeats) {
 
 TEST_F(InformerTest, RelistsWhenItsResourceVersionHasExpired) {
   server_->Create(kPods, Pod("a"));
-  KubeClient client(Config());
+  auto client = Client();
   // A backoff long enough to make the changes below while the informer is disconnected.
-  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 300ms});
+  Informer informer(*client, kPods, mirror_.Handlers(), {.initial = 300ms});
   informer.Start();
   ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Watching(); }));
   std::string b = Rv(server_->Create(kPods, Pod("b")));
@@ -134,8 +123,8 @@ TEST_F(InformerTest, RelistsWhenItsResourceVersionHasExpired) {
 
 TEST_F(InformerTest, BookmarksAdvanceTheResourceVersion) {
   StartServer({.bookmarkInterval = 50ms});
-  KubeClient client(Config());
-  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 10ms});
+  auto client = Client();
+  Informer informer(*client, kPods, mirror_.Handlers(), {.initial = 10ms});
   informer.Start();
   ASSERT_TRUE(mirror_.WaitFor([&] { return informer.Watching(); }));
   // Writes elsewhere move the server's resourceVersion; only bookmarks tell this informer.
@@ -145,8 +134,8 @@ TEST_F(InformerTest, BookmarksAdvanceTheResourceVersion) {
 }
 
 TEST_F(InformerTest, ABadTokenNeverSyncs) {
-  KubeClient client(Config("wrong-token"));
-  Informer informer(client, kPods, mirror_.Handlers(), {.initial = 10ms, .max = 20ms});
+  auto client = Client("wrong-token");
+  Informer informer(*client, kPods, mirror_.Handlers(), {.initial = 10ms, .max = 20ms});
   informer.Start();
   ASSERT_TRUE(mirror_.WaitFor([&] { return mirror_.Errors().size() >= 3; }));
   EXPECT_FALSE(informer.Synced());
@@ -158,53 +147,55 @@ TEST_F(InformerTest, ABadTokenNeverSyncs) {
 }
 
 TEST_F(InformerTest, StopEndsAQuietWatchOrABackoffAtOnce) {
-  KubeClient client(Config());
-  Informer watching(client, kPods, mirror_.Handlers());
+  auto client = Client();
+  Informer watching(*client, kPods, mirror_.Handlers());
   watching.Start();
   ASSERT_TRUE(mirror_.WaitFor([&] { return watching.Watching(); }));
   watching.Stop();
   EXPECT_FALSE(watching.Watching());
 
-  KubeClient refused(Config("wrong-token"));
+  auto refused = Client("wrong-token");
   Mirror other;
-  Informer backingOff(refused, kPods, other.Handlers(), {.initial = 60s, .max = 60s});
+  Informer backingOff(*refused, kPods, other.Handlers(), {.initial = 60s, .max = 60s});
   backingOff.Start();
   ASSERT_TRUE(other.WaitFor([&] { return !other.Errors().empty(); }));
   backingOff.Stop();
 }
 
-// A server that lists fine and answers every watch with HTTP 410, as an apiserver may when the
+// An API that lists fine and answers every watch with HTTP 410, as an apiserver may when the
 // resourceVersion is too old for its watch cache.
+class WatchGoneApi final : public ApiClient {
+ public:
+  Result<HttpResult> Request(Method, const std::string&, const std::string&, Deadline) override {
+    return HttpResult{200, R"({"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[]})"};
+  }
+  Result<int> Watch(const std::string& path, WatchStop&,
+                    const std::function<bool(std::string_view)>&, int,
+                    const std::function<void()>&) override {
+    std::lock_guard lock(mu_);
+    size_t at = path.find("resourceVersion=");
+    watchVersions_.push_back(path.substr(at + 16, path.find('&', at) - at - 16));
+    return 410;
+  }
+  std::vector<std::string> watchVersions() {
+    std::lock_guard lock(mu_);
+    return watchVersions_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> watchVersions_;  // guarded by mu_
+};
+
 TEST(InformerHttpGone, RelistsWhenTheWatchRequestIsGone) {
-  const auto& certs = testing::SharedTestCerts();
-  httplib::SSLServer server(certs.certFile().c_str(), certs.keyFile().c_str());
-  std::mutex mu;
-  std::vector<std::string> watchVersions;
-  server.Get("/api/v1/pods", [&](const httplib::Request& req, httplib::Response& res) {
-    if (req.get_param_value("watch") != "1") {
-      res.set_content(R"({"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[]})",
-                      "application/json");
-      return;
-    }
-    std::lock_guard lock(mu);
-    watchVersions.push_back(req.get_param_value("resourceVersion"));
-    res.status = 410;
-    res.set_content(R"({"kind":"Status","code":410,"reason":"Expired"})", "application/json");
-  });
-  int port = server.bind_to_any_port("127.0.0.1");
-  std::thread serving([&] { server.listen_after_bind(); });
-  {
-    KubeClient client({.host = "127.0.0.1", .port = port, .caPem = certs.bundle.caCertPem});
-    Mirror mirror;
-    Informer informer(client, "/api/v1/pods", mirror.Handlers(), {.initial = 5ms, .max = 20ms});
-    informer.Start();
-    EXPECT_TRUE(mirror.WaitFor([&] { return informer.lists() >= 3; }));
-    informer.Stop();
-    EXPECT_EQ(informer.watches(), 0);  // a 410 answer is not an open stream
-  }  // the client's kept-alive connections close here, so the server stops at once
-  server.stop();
-  serving.join();
-  std::lock_guard lock(mu);
+  WatchGoneApi api;
+  Mirror mirror;
+  Informer informer(api, "/api/v1/pods", mirror.Handlers(), {.initial = 5ms, .max = 20ms});
+  informer.Start();
+  EXPECT_TRUE(mirror.WaitFor([&] { return informer.lists() >= 3; }));
+  informer.Stop();
+  EXPECT_EQ(informer.watches(), 0);  // a 410 answer is not an open stream
+  std::vector<std::string> watchVersions = api.watchVersions();
   ASSERT_GE(watchVersions.size(), 2u);
   EXPECT_EQ(watchVersions[0], "5");
 }

@@ -34,7 +34,7 @@
 #include <cctype>
 #include <iterator>
 
-#include "cluster/kube_client_pool.h"
+#include "cluster/kube_client_impl.h"
 #include "common/files.h"
 
 namespace gpugate::cluster {
@@ -104,19 +104,19 @@ void SetKeepAlive(socket_t sock) {
 
 }  // namespace
 
-void KubeClient::Pool::BeginRequest() {
+void KubeClient::Impl::BeginRequest() {
   tVerifyError.clear();
   tAnswerBegan = false;
   ERR_clear_error();
 }
 
-bool KubeClient::Pool::AnswerBegan() { return tAnswerBegan; }
+bool KubeClient::Impl::AnswerBegan() { return tAnswerBegan; }
 
-std::chrono::steady_clock::time_point KubeClient::Pool::Now() const {
+std::chrono::steady_clock::time_point KubeClient::Impl::Now() const {
   return clock ? clock() : std::chrono::steady_clock::now();
 }
 
-std::string KubeClient::Pool::Describe(httplib::Error error) {
+std::string KubeClient::Impl::Describe(httplib::Error error) {
   switch (error) {
     case httplib::Error::Connection:
       return "cannot connect";
@@ -144,7 +144,7 @@ std::string KubeClient::Pool::Describe(httplib::Error error) {
   }
 }
 
-KubeClient::Pool::Pool(const KubeConfig& c)
+KubeClient::Impl::Impl(const KubeConfig& c)
     : config(c), dialName(c.tlsServerName.empty() ? c.host : c.tlsServerName) {
   if (!c.caPem.empty()) {
     if (auto certs = ParseCertificates(c.caPem)) {
@@ -165,7 +165,7 @@ KubeClient::Pool::Pool(const KubeConfig& c)
   }
 }
 
-void KubeClient::Pool::ConfigureTls(httplib::SSLClient& client) const {
+void KubeClient::Impl::ConfigureTls(httplib::SSLClient& client) const {
   SSL_CTX* ctx = client.ssl_context();
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   SSL_CTX_set_msg_callback(ctx, NoteRecord);
@@ -191,13 +191,13 @@ void KubeClient::Pool::ConfigureTls(httplib::SSLClient& client) const {
   SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, RecordVerifyError);
 }
 
-void KubeClient::Pool::SetTimeouts(httplib::SSLClient& client, std::chrono::milliseconds timeout) {
+void KubeClient::Impl::SetTimeouts(httplib::SSLClient& client, std::chrono::milliseconds timeout) {
   client.set_connection_timeout(timeout);
   client.set_read_timeout(timeout);
   client.set_write_timeout(timeout);
 }
 
-Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::NewClient(
+Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Impl::NewClient(
     std::chrono::milliseconds timeout) const {
   if (!setupError.empty()) return Fail(setupError);
   auto client = clientKey ? std::make_unique<httplib::SSLClient>(
@@ -217,7 +217,7 @@ Result<std::unique_ptr<httplib::SSLClient>> KubeClient::Pool::NewClient(
   return client;
 }
 
-Result<KubeClient::Pool::Taken> KubeClient::Pool::Acquire(std::chrono::milliseconds timeout) {
+Result<KubeClient::Impl::Taken> KubeClient::Impl::Acquire(std::chrono::milliseconds timeout) {
   std::vector<IdleClient> expired;  // closed outside the lock: closing writes a close_notify
   Taken taken;
   {
@@ -241,12 +241,12 @@ Result<KubeClient::Pool::Taken> KubeClient::Pool::Acquire(std::chrono::milliseco
   return taken;
 }
 
-void KubeClient::Pool::Release(std::unique_ptr<httplib::SSLClient> client) {
+void KubeClient::Impl::Release(std::unique_ptr<httplib::SSLClient> client) {
   std::lock_guard lock(mu);
   if (idle.size() < kMaxIdleClients) idle.push_back({std::move(client), Now()});
 }
 
-Result<httplib::Headers> KubeClient::Pool::RequestHeaders() {
+Result<httplib::Headers> KubeClient::Impl::RequestHeaders() {
   httplib::Headers headers{{"Accept", "application/json"}};
   std::string token = config.token;
   if (token.empty() && !config.tokenFile.empty()) {
@@ -275,13 +275,13 @@ Result<httplib::Headers> KubeClient::Pool::RequestHeaders() {
   return headers;
 }
 
-std::string KubeClient::Pool::Url(const std::string& path) const {
+std::string KubeClient::Impl::Url(const std::string& path) const {
   bool v6 = config.host.find(':') != std::string::npos;
   return "https://" + (v6 ? "[" + config.host + "]" : config.host) + ":" +
          std::to_string(config.port) + path;
 }
 
-httplib::Result KubeClient::Pool::SendOn(httplib::SSLClient& client, const std::string& method,
+httplib::Result KubeClient::Impl::SendOn(httplib::SSLClient& client, const std::string& method,
                                          const std::string& path, const httplib::Headers& headers,
                                          const std::string* body, bool& answerBegan) {
   BeginRequest();
@@ -303,18 +303,10 @@ httplib::Result KubeClient::Pool::SendOn(httplib::SSLClient& client, const std::
 // AlreadyExists, handled the same way. Never retried: a request on a new connection (the server
 // is unreachable; trying again at once would double the wait), one that used up its timeout
 // (the server may be slow, not gone), and one whose answer had begun.
-Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::string& path,
-                                          const std::string* body,
-                                          std::chrono::milliseconds timeout,
-                                          KubeClient::Deadline deadline) {
+Result<HttpResult> KubeClient::Impl::Send(const std::string& method, const std::string& path,
+                                          const std::string* body, const RequestBudget& budget) {
   auto fail = [&](const std::string& why) { return Fail(method + " " + Url(path) + ": " + why); };
-  // What is left of the deadline (steady time, whatever clock measures idleness), in ms.
-  auto left = [&] {
-    if (deadline == KubeClient::kNoDeadline) return timeout;
-    auto rest =
-        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    return std::min(timeout, rest);
-  };
+  auto left = [&] { return budget.Left(Now()); };
   if (left() <= std::chrono::milliseconds::zero()) return fail("not sent: no time left");
   auto headers = RequestHeaders();
   if (!headers) return fail(headers.error().message);
@@ -324,7 +316,7 @@ Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::
   auto started = Now();
   bool answerBegan = false;
   httplib::Result res = SendOn(*taken->client, method, path, *headers, body, answerBegan);
-  bool retry = !res && taken->reused && !answerBegan && Now() - started < timeout &&
+  bool retry = !res && taken->reused && !answerBegan && Now() - started < budget.timeout &&
                left() > std::chrono::milliseconds::zero();
   if (retry) {
     ++retries;
@@ -335,7 +327,7 @@ Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::
   }
   if (!res) {  // the client and its socket are dropped
     std::string why = Describe(res.error());
-    if (deadline != KubeClient::kNoDeadline && left() <= std::chrono::milliseconds::zero()) {
+    if (budget.bounded() && left() <= std::chrono::milliseconds::zero()) {
       why = "no answer within " + std::to_string(given.count()) +
             " ms, the time left before the deadline (" + why + ")";
     }
@@ -346,31 +338,23 @@ Result<HttpResult> KubeClient::Pool::Send(const std::string& method, const std::
 }
 
 KubeClient::KubeClient(KubeConfig config)
-    : config_(std::move(config)), pool_(std::make_unique<Pool>(config_)) {}
+    : config_(std::move(config)), impl_(std::make_unique<Impl>(config_)) {}
 
 KubeClient::~KubeClient() = default;
 
-void KubeClient::set_idle_limit(std::chrono::milliseconds limit) { pool_->idleLimit = limit; }
+void KubeClient::set_idle_limit(std::chrono::milliseconds limit) { impl_->idleLimit = limit; }
 
 void KubeClient::set_clock(std::function<std::chrono::steady_clock::time_point()> clock) {
-  pool_->clock = std::move(clock);
+  impl_->clock = std::move(clock);
 }
 
-int KubeClient::retries() const { return pool_->retries; }
+int KubeClient::retries() const { return impl_->retries; }
 
-Result<HttpResult> KubeClient::Get(const std::string& path, Deadline deadline) {
-  return pool_->Send("GET", path, nullptr, requestTimeout_, deadline);
-}
-Result<HttpResult> KubeClient::Post(const std::string& path, const std::string& jsonBody,
-                                    Deadline deadline) {
-  return pool_->Send("POST", path, &jsonBody, requestTimeout_, deadline);
-}
-Result<HttpResult> KubeClient::Put(const std::string& path, const std::string& jsonBody,
-                                   Deadline deadline) {
-  return pool_->Send("PUT", path, &jsonBody, requestTimeout_, deadline);
-}
-Result<HttpResult> KubeClient::Delete(const std::string& path, Deadline deadline) {
-  return pool_->Send("DELETE", path, nullptr, requestTimeout_, deadline);
+Result<HttpResult> KubeClient::Request(Method method, const std::string& path,
+                                       const std::string& body, Deadline deadline) {
+  const bool hasBody = method == Method::kPost || method == Method::kPut;
+  return impl_->Send(std::string(MethodName(method)), path, hasBody ? &body : nullptr,
+                     {.timeout = requestTimeout_, .deadline = deadline});
 }
 
 }  // namespace gpugate::cluster

@@ -284,10 +284,12 @@ TEST_F(KubeClientTest, ARequestEndsAtItsDeadline) {
 // Records a watch's lines on a thread of its own.
 class WatchThread {
  public:
-  WatchThread(KubeClient& client, const std::string& path, int stopAfter = -1) {
-    thread_ = std::thread([this, &client, path, stopAfter] {
+  WatchThread(KubeClient& client, const std::string& path, int stopAfter = -1)
+      : WatchThread(client, path, ownStop_, stopAfter) {}
+  WatchThread(KubeClient& client, const std::string& path, WatchStop& stop, int stopAfter = -1) {
+    thread_ = std::thread([this, &client, path, &stop, stopAfter] {
       auto result = client.Watch(
-          path,
+          path, stop,
           [&](std::string_view line) {
             std::lock_guard lock(mu_);
             lines_.push_back(json::parse(line));
@@ -319,6 +321,7 @@ class WatchThread {
   bool opened() const { return opened_; }
 
  private:
+  WatchStop ownStop_;  // for a watch no test stops
   std::mutex mu_;
   std::condition_variable changed_;
   std::vector<json> lines_;
@@ -369,24 +372,42 @@ TEST_F(KubeClientTest, AWatchRefusedReturnsItsStatus) {
   EXPECT_TRUE(watch.Types(0).empty());  // the Status body is not passed on as events
 }
 
-TEST_F(KubeClientTest, CancelWatchesEndsQuietWatchesAndLaterOnes) {
+TEST_F(KubeClientTest, AStopTokenEndsItsQuietWatchesAndLaterOnes) {
   KubeClient client(Config());
+  WatchStop stop;
   auto started = std::chrono::steady_clock::now();
   {
-    WatchThread first(client, WatchFrom("1"));
-    WatchThread second(client, WatchFrom("1"));
+    WatchThread first(client, WatchFrom("1"), stop);
+    WatchThread second(client, WatchFrom("1"), stop);
     for (auto deadline = started + 5s; server_->watchesOpened() < 2;) {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline);
       std::this_thread::sleep_for(5ms);
     }
-    client.CancelWatches();
+    stop.Stop();
     EXPECT_TRUE(first.Result().ends_with(": canceled")) << first.Result();
     EXPECT_TRUE(second.Result().ends_with(": canceled")) << second.Result();
   }
-  auto later = client.Watch(WatchFrom("1"), [](std::string_view) { return true; });
+  auto later = client.Watch(WatchFrom("1"), stop, [](std::string_view) { return true; });
   ASSERT_FALSE(later);
   EXPECT_TRUE(later.error().message.ends_with(": canceled"));
   EXPECT_EQ(Probe(client), "200");  // plain requests are not affected
+}
+
+TEST_F(KubeClientTest, StoppingOneWatchLeavesAnotherOnTheSameClientStreaming) {
+  KubeClient client(Config());
+  WatchStop stopped;
+  WatchStop going;
+  WatchThread first(client, WatchFrom("1"), stopped);
+  WatchThread second(client, WatchFrom("1"), going, 1);
+  for (auto deadline = std::chrono::steady_clock::now() + 5s; server_->watchesOpened() < 2;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    std::this_thread::sleep_for(5ms);
+  }
+  stopped.Stop();
+  EXPECT_TRUE(first.Result().ends_with(": canceled")) << first.Result();
+  server_->Create(kPods, Pod("a"));
+  EXPECT_EQ(second.Types(1), std::vector<std::string>{"ADDED"});
+  EXPECT_EQ(second.Result(), "200");
 }
 
 }  // namespace

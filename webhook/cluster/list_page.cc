@@ -1,17 +1,10 @@
 #include "cluster/list_page.h"
 
+#include "cluster/kube_object.h"
+
 namespace gpugate::cluster {
 
 using nlohmann::json;
-
-namespace {
-
-std::string StringField(const json& object, const char* key) {
-  auto value = object.find(key);
-  return value != object.end() && value->is_string() ? value->get<std::string>() : "";
-}
-
-}  // namespace
 
 Result<ListPageMeta> DecodeListPage(std::string_view body,
                                     const std::function<void(json item)>& onItem) {
@@ -39,12 +32,8 @@ Result<ListPageMeta> DecodeListPage(std::string_view body,
   if (items == list.end() || !(items->is_array() || items->is_null())) {
     return Fail("the answer is not a Kubernetes list");
   }
-  ListPageMeta meta;
-  if (auto metadata = list.find("metadata"); metadata != list.end() && metadata->is_object()) {
-    meta.resourceVersion = StringField(*metadata, "resourceVersion");
-    meta.continueToken = StringField(*metadata, "continue");
-  }
-  return meta;
+  return ListPageMeta{.resourceVersion = StringAt(list, {"metadata", "resourceVersion"}),
+                      .continueToken = StringAt(list, {"metadata", "continue"})};
 }
 
 }  // namespace gpugate::cluster

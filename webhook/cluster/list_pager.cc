@@ -32,7 +32,7 @@ struct Cursor {
 // One list attempt over the pages of a collection.
 class Lister {
  public:
-  Lister(KubeClient& client, const std::string& path, const ListOptions& options,
+  Lister(ApiClient& client, const std::string& path, const ListOptions& options,
          const ListHooks& hooks)
       : client_(client), path_(path), options_(options), hooks_(hooks) {}
 
@@ -102,7 +102,7 @@ class Lister {
     return PageEnd::kRead;
   }
 
-  KubeClient& client_;
+  ApiClient& client_;
   const std::string& path_;
   const ListOptions& options_;
   const ListHooks& hooks_;
@@ -123,19 +123,8 @@ std::unique_ptr<ListSink> CollectList(std::function<void(std::vector<json> items
                       [items, done = std::move(done)] { done(std::move(*items)); });
 }
 
-std::string StatusMessage(const std::string& body) {
-  json status = json::parse(body, nullptr, false);
-  std::string message;
-  if (status.is_object()) {
-    auto it = status.find("message");
-    if (it != status.end() && it->is_string()) message = it->get<std::string>();
-  }
-  if (message.empty()) message = body.substr(0, 200);
-  return message;
-}
-
 std::expected<std::string, ListFailure> ListPaged(
-    KubeClient& client, const std::string& collectionPath,
+    ApiClient& client, const std::string& collectionPath,
     const std::function<std::unique_ptr<ListSink>()>& newSink, const ListOptions& options,
     const ListHooks& hooks) {
   // A continue token expires when the API server compacts its history past the list's

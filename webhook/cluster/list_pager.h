@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "cluster/kube_client.h"
+#include "cluster/api_client.h"
+#include "cluster/kube_object.h"
 
 namespace gpugate::cluster {
 
@@ -68,11 +69,8 @@ struct ListFailure {
 // carry a query) into a new sink from `newSink` per attempt and commits the one that saw a whole
 // list. Returns the list's resourceVersion. An exception from the sink ends the list, reported.
 std::expected<std::string, ListFailure> ListPaged(
-    KubeClient& client, const std::string& collectionPath,
+    ApiClient& client, const std::string& collectionPath,
     const std::function<std::unique_ptr<ListSink>()>& newSink, const ListOptions& options = {},
     const ListHooks& hooks = {});
-
-// A short description of an error answer: its Status object's message, or the start of the text.
-std::string StatusMessage(const std::string& body);
 
 }  // namespace gpugate::cluster

@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include "cluster/test_certs.h"
 #include "standin/standin.h"
 
 namespace gpugate::cluster {
@@ -43,21 +42,13 @@ struct Recorder {
 class ListPagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& certs = testing::SharedTestCerts();
-    server_ = std::make_unique<StandInApiServer>(
-        StandInApiServer::Options{.certFile = certs.certFile(), .keyFile = certs.keyFile()});
-    port_ = server_->Start();
-    ASSERT_GT(port_, 0);
-    client_ = std::make_unique<KubeClient>(KubeConfig{.host = "127.0.0.1",
-                                                      .port = port_,
-                                                      .caPem = certs.bundle.caCertPem,
-                                                      .token = "stand-in-token"});
+    server_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{});
+    client_ = server_->InMemoryClient();
     server_->CreateMany(kPods, 5, Pod);
   }
 
   std::unique_ptr<StandInApiServer> server_;
-  std::unique_ptr<KubeClient> client_;
-  int port_ = 0;
+  std::unique_ptr<ApiClient> client_;
   Recorder recorder_;
   std::vector<std::string> errors_;
   int pages_ = 0;

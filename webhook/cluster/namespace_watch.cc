@@ -27,7 +27,7 @@ std::optional<std::string> MetadataString(const json& object, std::string_view f
 
 }  // namespace
 
-NamespaceWatch::NamespaceWatch(KubeClient& client, std::function<void(const std::string&)> onError)
+NamespaceWatch::NamespaceWatch(ApiClient& client, std::function<void(const std::string&)> onError)
     : onError_(std::move(onError)),
       informer_(client, std::string(kNamespaceCollection),
                 InformerHandlers{.onList =

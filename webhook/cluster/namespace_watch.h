@@ -13,13 +13,12 @@
 #include <string>
 #include <string_view>
 
+#include "cluster/api_client.h"
 #include "cluster/informer.h"
-#include "cluster/kube_client.h"
+#include "cluster/kube_object.h"
 #include "policy/modes.h"
 
 namespace gpugate::cluster {
-
-inline constexpr std::string_view kNamespaceCollection = "/api/v1/namespaces";
 
 // The gpugate labels of a Namespace object as gpugate reads them (policy::ParseNamespaceLabels);
 // nullopt when it carries none.
@@ -27,11 +26,11 @@ std::optional<policy::ParsedLabels> GpugateLabels(const nlohmann::json& ns);
 
 class NamespaceWatch : public policy::NamespaceLabelSource {
  public:
-  // `client` must outlive the watch; Stop ends its watches for good (Informer::Stop), so give
-  // the watch a client of its own. `onError` (may be null) hears what the informer recovers from
+  // `client` must outlive the watch; it may be shared (Stop ends only this watch's stream).
+  // `onError` (may be null) hears what the informer recovers from
   // and label values gpugate cannot read (policy::ParseNamespaceLabels), on the informer's
   // thread, once per change of value.
-  explicit NamespaceWatch(KubeClient& client,
+  explicit NamespaceWatch(ApiClient& client,
                           std::function<void(const std::string&)> onError = nullptr);
   ~NamespaceWatch() override;  // stops
 

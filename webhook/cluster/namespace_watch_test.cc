@@ -8,7 +8,6 @@
 #include <mutex>
 #include <thread>
 
-#include "cluster/test_certs.h"
 #include "standin/standin.h"
 
 namespace gpugate::cluster {
@@ -66,13 +65,8 @@ TEST(GpugateLabels, ReadsOnlyGpugatesLabels) {
 class NamespaceWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto& certs = testing::SharedTestCerts();
-    server_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{
-        .certFile = certs.certFile(), .keyFile = certs.keyFile(), .token = kToken});
-    int port = server_->Start();
-    ASSERT_GT(port, 0);
-    client_ = std::make_unique<KubeClient>(KubeConfig{
-        .host = "127.0.0.1", .port = port, .caPem = certs.bundle.caCertPem, .token = kToken});
+    server_ = std::make_unique<StandInApiServer>(StandInApiServer::Options{.token = kToken});
+    client_ = server_->InMemoryClient();
     watch_ = std::make_unique<NamespaceWatch>(*client_, [this](const std::string& message) {
       std::lock_guard lock(mu_);
       errors_.push_back(message);
@@ -86,7 +80,7 @@ class NamespaceWatchTest : public ::testing::Test {
   }
 
   std::unique_ptr<StandInApiServer> server_;
-  std::unique_ptr<KubeClient> client_;
+  std::unique_ptr<ApiClient> client_;
   std::unique_ptr<NamespaceWatch> watch_;
   std::mutex mu_;
   std::vector<std::string> errors_;  // guarded by mu_

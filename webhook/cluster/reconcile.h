@@ -10,7 +10,7 @@
 namespace gpugate::cluster {
 
 struct ReconcileContext {
-  Clock::time_point now;
+  WallClock::time_point now;
   std::chrono::milliseconds reservationGrace = std::chrono::seconds(60);
   // The pod watch is live: a pod it does not show does not exist (give or take its lag).
   bool podsFresh = false;

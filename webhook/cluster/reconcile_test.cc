@@ -8,7 +8,7 @@ namespace {
 using quota::kMilli;
 using std::chrono::seconds;
 
-const Clock::time_point kNow = Clock::time_point(seconds(1'000'000));
+const WallClock::time_point kNow = WallClock::time_point(seconds(1'000'000));
 
 quota::Amounts Gpus(int64_t n) { return {{"nvidia.com/gpu", n * kMilli}}; }
 

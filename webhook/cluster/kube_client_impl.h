@@ -5,12 +5,12 @@
 #include <httplib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -19,11 +19,27 @@
 
 namespace gpugate::cluster {
 
-// Parsed TLS material, the token, idle clients for requests and the clients of open watches.
-// An httplib client serves one request at a time: a thread takes one (Acquire) and gives it
-// back (Release), or owns one for a whole watch.
-struct KubeClient::Pool {
-  explicit Pool(const KubeConfig& config);
+// What one request may spend: the request timeout, cut to what is left before the caller's
+// deadline. Measured on the client's one clock (KubeClient::Impl's), which also measures
+// idleness, so a test that moves the clock moves both.
+struct RequestBudget {
+  std::chrono::milliseconds timeout;
+  KubeClient::Deadline deadline = KubeClient::kNoDeadline;
+
+  bool bounded() const { return deadline != KubeClient::kNoDeadline; }
+  // The time left at `now`: the timeout, or less when the deadline is nearer; <= 0: none.
+  std::chrono::milliseconds Left(std::chrono::steady_clock::time_point now) const {
+    if (!bounded()) return timeout;
+    return std::min(timeout, std::chrono::ceil<std::chrono::milliseconds>(deadline - now));
+  }
+};
+
+// The whole client behind KubeClient's interface: parsed TLS material, the token and the pool of
+// idle connections for requests. An httplib client serves one
+// request at a time: a thread takes one (Acquire) and gives it back (Release), or owns one for a
+// whole watch.
+struct KubeClient::Impl {
+  explicit Impl(const KubeConfig& config);
 
   // A client with TLS, timeouts and socket options set; not in the pool.
   Result<std::unique_ptr<httplib::SSLClient>> NewClient(std::chrono::milliseconds timeout) const;
@@ -37,15 +53,16 @@ struct KubeClient::Pool {
   void Release(std::unique_ptr<httplib::SSLClient> client);
   // Accept and, when there is a token, Authorization.
   Result<httplib::Headers> RequestHeaders();
-  // Bounded by `timeout` and `deadline`, whichever is sooner (KubeClient::Get).
+  // Bounded by `budget` (KubeClient::Request).
   Result<HttpResult> Send(const std::string& method, const std::string& path,
-                          const std::string* body, std::chrono::milliseconds timeout,
-                          KubeClient::Deadline deadline);
+                          const std::string* body, const RequestBudget& budget);
   // One try on `client`; sets `answerBegan` when any of the answer arrived.
   httplib::Result SendOn(httplib::SSLClient& client, const std::string& method,
                          const std::string& path, const httplib::Headers& headers,
                          const std::string* body, bool& answerBegan);
   std::string Url(const std::string& path) const;
+  // The client's one clock: `clock`, or steady_clock.
+  std::chrono::steady_clock::time_point Now() const;
 
   // Call before a request: forgets the thread's last TLS failure, so Describe reports this one,
   // and whether an answer began to arrive (AnswerBegan).
@@ -72,9 +89,7 @@ struct KubeClient::Pool {
     std::chrono::steady_clock::time_point since;  // when it was given back
   };
   std::mutex mu;
-  std::vector<IdleClient> idle;           // guarded by mu; oldest first
-  std::set<httplib::SSLClient*> watches;  // guarded by mu
-  std::atomic<bool> watchesCanceled{false};
+  std::vector<IdleClient> idle;  // guarded by mu; oldest first
 
   std::mutex tokenMu;
   std::string fileToken;     // guarded by tokenMu
@@ -82,7 +97,6 @@ struct KubeClient::Pool {
 
  private:
   void ConfigureTls(httplib::SSLClient& client) const;
-  std::chrono::steady_clock::time_point Now() const;
   static void SetTimeouts(httplib::SSLClient& client, std::chrono::milliseconds timeout);
 };
 

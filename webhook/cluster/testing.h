@@ -1,5 +1,6 @@
-// Test-only: what an informer delivers, recorded for the informer's tests (informer_test.cc,
-// informer_paging_test.cc).
+// Test support for the cluster library's tests (named like quota/testing.h and
+// transport/testing.h; tests only): what an informer delivers, recorded for the informer's tests
+// (informer_test.cc, informer_paging_test.cc).
 #pragma once
 
 #include <gtest/gtest.h>
