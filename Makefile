@@ -183,3 +183,14 @@ cel-if-npm:
 # kubectl (tools/install-test-tools.sh); a test whose tool could not be had skips, saying why.
 test-tools:
 	@bash tools/install-test-tools.sh
+
+# Helm built from its Go module into .tools/helm/<version>/bin (tools/build-helm.sh; HELM_MAJOR=v4
+# for Helm 4), and the chart's tests (tests/chart/): `chart-test` renders offline (helm lint, the
+# default render against manifests/base, the values matrix and its assertions, the schema's
+# refusals); `chart-e2e` sends the matrix to a real API server (--dry-run=server) and installs,
+# upgrades and uninstalls the chart on the e2e control plane. Both need Go, like make e2e.
+.PHONY: helm
+HELM_MAJOR ?= v3
+helm:
+	@bash tools/build-helm.sh $(HELM_MAJOR) >/dev/null
+
