@@ -189,8 +189,18 @@ test-tools:
 # default render against manifests/base, the values matrix and its assertions, the schema's
 # refusals); `chart-e2e` sends the matrix to a real API server (--dry-run=server) and installs,
 # upgrades and uninstalls the chart on the e2e control plane. Both need Go, like make e2e.
-.PHONY: helm
+.PHONY: helm chart-test chart-e2e
 HELM_MAJOR ?= v3
 helm:
 	@bash tools/build-helm.sh $(HELM_MAJOR) >/dev/null
+
+chart-test: kubectl
+	@bash tools/install-deps.sh chart
+	helm=$$(bash tools/build-helm.sh $(HELM_MAJOR)) && \
+	  python3 tests/chart/chart_test.py "$$helm" .tools/bin/kubectl
+
+chart-e2e: build
+	@bash tools/install-deps.sh e2e chart
+	@bash tools/build-controlplane.sh $(K8S_VERSION)
+	helm=$$(bash tools/build-helm.sh $(HELM_MAJOR)) && bash tests/chart/e2e.sh "$$helm" $(K8S_VERSION)
 
