@@ -128,7 +128,23 @@ service_port=$(freeport)
 replica_ports=("$(freeport)" "$(freeport)")
 install_values=(--set "webhooks.url=https://127.0.0.1:$service_port"
                 --set "certificates.extraIPAddresses={127.0.0.1}")
-check "helm install" h install gpugate "$chart" -n "$ns" --create-namespace "${install_values[@]}"
+mistyped() {  # refused before anything reaches the cluster, naming the value
+  local out
+  out=$(h install gpugate "$chart" -n "$ns" --set replica=3 2>&1) && { echo "installed: $out"; return 1; }
+  echo "$out"
+  [[ $out == *"INSTALLATION FAILED"*"additional properties 'replica' not allowed"* ]] &&
+    ! k get validatingwebhookconfiguration gpugate 2>/dev/null && ! h status gpugate -n "$ns" 2>/dev/null
+}
+check "helm install with a mistyped value is refused, naming it, and installs nothing" mistyped
+installed() {
+  local out
+  out=$(h install gpugate "$chart" -n "$ns" --create-namespace "${install_values[@]}" 2>&1)
+  local rc=$?
+  echo "$out"
+  ((rc == 0)) && [[ $out == *"rollout status deployment/gpugate"* && $out == *"kubectl gpuquota -A"* &&
+    $out == *"config.modes.default=audit"* && $out == *"gpugate.io/mode=warn"* ]]
+}
+check "helm install; its notes give the next commands (rollout, kubectl gpuquota, audit to deny)" installed
 k wait --for condition=established --timeout=60s crd gpuquotas.gpugate.io >/dev/null
 
 secret_field() { k -n "$ns" get secret "$1" -o jsonpath="{.data.${2//./\\.}}"; }
