@@ -27,7 +27,7 @@ freeport() {
 
 teardown() {
   [[ -n $loop_pid ]] && kill "$loop_pid" 2>/dev/null
-  stop_replicas
+  declare -F stop_replicas >/dev/null && stop_replicas
   [[ -n $proxy_pid ]] && kill "$proxy_pid" 2>/dev/null
   bash "$root/tests/e2e/cluster.sh" down "$cluster"
   if ((failed > 0)) || [[ ${E2E_KEEP:-} == 1 ]]; then echo "chart e2e: logs kept in $work"; else rm -rf "$work"; fi
