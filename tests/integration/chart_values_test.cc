@@ -26,7 +26,7 @@ const std::string kDocs = std::string(GPUGATE_SOURCE_DIR) + "/docs/deployment.md
 constexpr std::string_view kBegin = "<!-- helm-values: generated from values.schema.json -->\n";
 constexpr std::string_view kEnd = "<!-- helm-values: end -->\n";
 
-std::string ReadFile(const std::string& path) {
+std::string FileContents(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
@@ -85,7 +85,7 @@ void Rows(const nlohmann::ordered_json& props, const std::string& prefix, const 
 
 struct Chart {
   nlohmann::ordered_json schema =
-      nlohmann::ordered_json::parse(ReadFile(kChart + "/values.schema.json"));
+      nlohmann::ordered_json::parse(FileContents(kChart + "/values.schema.json"));
   YAML::Node values = YAML::LoadFile(kChart + "/values.yaml");
   std::vector<std::string> paths;
   std::string table = "| value | type | default | what it sets |\n| --- | --- | --- | --- |\n";
@@ -94,7 +94,7 @@ struct Chart {
 
 TEST(ChartValues, EveryValueOfTheSchemaIsDocumented) {
   Chart chart;
-  std::string docs = ReadFile(kDocs);
+  std::string docs = FileContents(kDocs);
   const size_t begin = docs.find(kBegin);
   const size_t end = docs.find(kEnd);
   ASSERT_NE(begin, std::string::npos) << kDocs << " has no line " << kBegin;
@@ -139,8 +139,8 @@ TEST(ChartValues, ValuesYamlSetsOnlyWhatTheSchemaDeclares) {
 }
 
 TEST(ChartValues, TheChartsDashboardIsTheDocumentedOne) {
-  EXPECT_EQ(ReadFile(kChart + "/files/grafana-gpu-quota.json"),
-            ReadFile(std::string(GPUGATE_SOURCE_DIR) + "/docs/grafana-gpu-quota.json"))
+  EXPECT_EQ(FileContents(kChart + "/files/grafana-gpu-quota.json"),
+            FileContents(std::string(GPUGATE_SOURCE_DIR) + "/docs/grafana-gpu-quota.json"))
       << "copy docs/grafana-gpu-quota.json to the chart's files/";
 }
 
