@@ -265,6 +265,29 @@ no_trust_failure() {
 }
 check "no review failed through the upgrade (none for trust), and every one was admitted" no_trust_failure
 
+# A name added to the certificate: the same CA signs a new one, so the caBundle stays and the
+# replicas, re-reading their files (tls.reloadInterval), stay trusted without a restart.
+check "helm upgrade adding a DNS name to the certificate" \
+  h upgrade gpugate "$chart" -n "$ns" --reuse-values --set 'certificates.extraDNSNames={gpugate.example.org}'
+resigned() {
+  local crt
+  crt=$(secret_field gpugate-tls tls.crt)
+  [[ $crt != "$installed_crt" ]] || { echo "the certificate did not change"; return 1; }
+  [[ $(secret_field gpugate-tls-ca tls.crt) == "$installed_ca" && $(ca_bundles) == "$installed_bundles" ]] ||
+    { echo "the CA or the caBundle changed"; return 1; }
+  base64 -d <<<"$crt" >"$work/resigned.crt"
+  openssl verify -CAfile "$work/tls/ca.crt" "$work/resigned.crt" &&
+    openssl x509 -in "$work/resigned.crt" -noout -ext subjectAltName | grep -q 'DNS:gpugate.example.org'
+}
+check "a new certificate for the new name, signed by the same CA; the caBundle unchanged" resigned
+fetch_config  # as the kubelet updates a mounted Secret
+served_new() {
+  openssl s_client -connect "127.0.0.1:${replica_ports[0]}" </dev/null 2>/dev/null |
+    openssl x509 -noout -ext subjectAltName | grep -q 'DNS:gpugate.example.org'
+}
+check "the replicas serve it without a restart" eventually 300 served_new
+check "and the API server trusts them still: a GPU pod is admitted" admitted_with created < <(pod rotated team-a 1)
+
 # --- 5. helm uninstall ----------------------------------------------------------------------
 
 check "helm uninstall" h uninstall gpugate -n "$ns"
