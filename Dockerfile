@@ -1,14 +1,20 @@
-# gpugate container image. Build: `docker build -t gpugate:0.1.0 .`
-# Untested here (no container engine on the development machines); see docs/deployment.md.
+# gpugate container image. `make image` builds it with podman (docker build works the same) from
+# base images made by tools/image-bases.sh; `make image-test` runs it as the Deployment does
+# (tests/image/run.sh). docs/deployment.md, "The image": its size and packages.
 
 # --- build: the same Debian packages the developers and CI use, via tools/install-deps.sh ---
 FROM debian:bookworm AS build
+# Compile jobs: the machine's cores by default (make image passes JOBS).
+ARG JOBS=
 WORKDIR /src
 COPY tools/install-deps.sh tools/install-deps.sh
 RUN bash tools/install-deps.sh && rm -rf /var/lib/apt/lists/*
-COPY . .
+# Only what the binary is built from, so a change elsewhere (docs, tests, manifests) keeps the
+# compiled layer.
+COPY CMakeLists.txt ./
+COPY webhook webhook
 RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_TESTS=OFF \
- && cmake --build build -j"$(nproc)" --target gpugate \
+ && cmake --build build -j"${JOBS:-$(nproc)}" --target gpugate \
  && strip build/webhook/gpugate
 
 # --- runtime: only the shared libraries the binary links (nlohmann-json is header-only) ---
@@ -16,7 +22,8 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libcpp-httplib0.11 libsimdjson14 libssl3 libspdlog1.10 libyaml-cpp0.7 \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
 COPY --from=build /src/build/webhook/gpugate /usr/local/bin/gpugate
 # The same non-root user the Deployment's securityContext names.
 USER 65532:65532

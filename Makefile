@@ -183,3 +183,37 @@ cel-if-npm:
 # kubectl (tools/install-test-tools.sh); a test whose tool could not be had skips, saying why.
 test-tools:
 	@bash tools/install-test-tools.sh
+
+# Helm built from its Go module into .tools/helm/<version>/bin (tools/build-helm.sh; HELM_MAJOR=v4
+# for Helm 4), and the chart's tests (tests/chart/): `chart-test` renders offline (helm lint, the
+# default render against manifests/base, the values matrix and its assertions, the schema's
+# refusals); `chart-e2e` sends the matrix to a real API server (--dry-run=server) and installs,
+# upgrades and uninstalls the chart on the e2e control plane. Both need Go, like make e2e.
+.PHONY: helm chart-test chart-e2e image image-test
+HELM_MAJOR ?= v3
+helm:
+	@bash tools/build-helm.sh $(HELM_MAJOR) >/dev/null
+
+chart-test: kubectl
+	@bash tools/install-deps.sh chart
+	helm=$$(bash tools/build-helm.sh $(HELM_MAJOR)) && \
+	  python3 tests/chart/chart_test.py "$$helm" .tools/bin/kubectl
+
+chart-e2e: build
+	@bash tools/install-deps.sh e2e chart
+	@bash tools/build-controlplane.sh $(K8S_VERSION)
+	helm=$$(bash tools/build-helm.sh $(HELM_MAJOR)) && bash tests/chart/e2e.sh "$$helm" $(K8S_VERSION)
+
+# The container image with podman (no daemon, no registry): base images made by debootstrap
+# (tools/image-bases.sh), then the Dockerfile; `image-test` runs it as the Deployment does
+# (tests/image/run.sh). IMAGE is what the chart's and the base's defaults name.
+IMAGE ?= gpugate:$(shell awk '$$1 == "appVersion:" { gsub(/"/, "", $$2); print $$2 }' manifests/helm/gpugate/Chart.yaml)
+PODMAN := env CONTAINERS_CONF=$(CURDIR)/tools/image/containers.conf podman
+image:
+	@bash tools/install-deps.sh image
+	bash tools/image-bases.sh
+	nice $(PODMAN) build --pull=never --network=host --build-arg JOBS=$(JOBS) -t $(IMAGE) .
+
+image-test:
+	@bash tools/install-deps.sh image chart
+	bash tests/image/run.sh $(IMAGE)

@@ -17,7 +17,8 @@ packages=(
 # headers, for Boost.Beast's HTTP parser in the head-parser comparison only (EVBEAST=1
 # make bench-load; gpugate itself does not use Boost: docs/decisions.md, "Transport under abuse").
 # `install-deps.sh e2e` adds what tests/e2e/ runs besides the control plane: python3 (free ports, the
-# Service's stand-in proxy), openssl and curl.
+# Service's stand-in proxy), openssl and curl. `install-deps.sh chart` adds python3 with PyYAML for
+# tests/chart/; `install-deps.sh image` adds podman, runc and debootstrap (make image).
 for group in "$@"; do
   case "$group" in
     bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
@@ -26,6 +27,8 @@ for group in "$@"; do
     node) packages+=(nodejs npm) ;;      # tools/install-cel.sh
     beast) packages+=(libboost1.81-dev) ;;  # bench/load/beast/
     e2e) packages+=(python3 openssl curl) ;;  # tests/e2e/ (the Go toolchain is not Debian's)
+    chart) packages+=(python3 python3-yaml openssl) ;;  # tests/chart/, tests/image/
+    image) packages+=(podman runc debootstrap curl) ;;  # make image, make image-test
     *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
   esac
 done
