@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/deadline.h"
 #include "common/result.h"
 
 namespace gpugate::cluster {
@@ -55,9 +56,9 @@ class WatchStop {
 
 class ApiClient {
  public:
-  // When a request must have its answer; kNoDeadline: the client's request timeout alone.
-  using Deadline = std::chrono::steady_clock::time_point;
-  static constexpr Deadline kNoDeadline = Deadline::max();
+  // When a request must have its answer (common/deadline.h); kNoDeadline: the client's request
+  // timeout alone.
+  using Deadline = gpugate::Deadline;
   enum class Method { kGet, kPost, kPut, kDelete };
 
   virtual ~ApiClient() = default;

@@ -24,9 +24,9 @@ namespace gpugate::cluster {
 // idleness, so a test that moves the clock moves both.
 struct RequestBudget {
   std::chrono::milliseconds timeout;
-  KubeClient::Deadline deadline = KubeClient::kNoDeadline;
+  Deadline deadline = kNoDeadline;
 
-  bool bounded() const { return deadline != KubeClient::kNoDeadline; }
+  bool bounded() const { return deadline != kNoDeadline; }
   // The time left at `now`: the timeout, or less when the deadline is nearer; <= 0: none.
   std::chrono::milliseconds Left(std::chrono::steady_clock::time_point now) const {
     if (!bounded()) return timeout;

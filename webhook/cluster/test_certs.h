@@ -1,70 +1,14 @@
-// Test-only helpers for the cluster library's tests: a temporary directory, and a CA with a
-// serving certificate for 127.0.0.1 issued once per test binary.
+// The cluster tests' names for the shared test certificates (certs/test_certs.h): a temporary
+// directory, and a CA with a serving certificate for 127.0.0.1 issued once per test binary.
 #pragma once
 
-#include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <filesystem>
-#include <fstream>
-#include <string>
-
-#include "certs/certificates.h"
+#include "certs/test_certs.h"
 
 namespace gpugate::cluster::testing {
 
-// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "gpugate-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  // Writes `name` (creating parent directories) and returns its path.
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::filesystem::path file = File(name);
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-    return file.string();
-  }
-
- private:
-  std::string path_;
-};
-
-struct TestCerts {
-  TempDir dir;  // ca.crt, tls.crt, tls.key
-  certs::CertBundle bundle;
-  std::string certFile() const { return dir.File("tls.crt"); }
-  std::string keyFile() const { return dir.File("tls.key"); }
-};
-
-// A fresh CA and server certificate (SANs: gpugate.gpugate-system.svc and friends, 127.0.0.1).
-inline std::unique_ptr<TestCerts> IssueTestCerts() {
-  auto certs = std::make_unique<TestCerts>();
-  auto bundle = certs::IssueCertificates({.extraHosts = {"127.0.0.1"}});
-  EXPECT_TRUE(bundle) << bundle.error().message;
-  if (!bundle) return certs;
-  certs->bundle = *bundle;
-  auto written = certs::WriteBundle(*bundle, certs->dir.path());
-  EXPECT_TRUE(written) << written.error().message;
-  return certs;
-}
-
-// One set shared by every test of the binary: issuing takes a few milliseconds only, but the
-// stand-in tests start many servers.
-inline const TestCerts& SharedTestCerts() {
-  static const TestCerts* shared = IssueTestCerts().release();
-  return *shared;
-}
+using certs::testing::IssueTestCerts;
+using certs::testing::SharedTestCerts;
+using certs::testing::TempDir;
+using certs::testing::TestCerts;
 
 }  // namespace gpugate::cluster::testing
