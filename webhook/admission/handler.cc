@@ -62,6 +62,8 @@ review::Decision ChargeAnswer(const quota::ReserveResult& reserved, policy::Mode
       findings.push_back({std::string(policy::kQuotaRule), reserved.message, quotaMode});
       break;
     case ReserveOutcome::kCharged:
+    // Answered as a charge: the reconciler records it from the pod watch (accounting.h).
+    case ReserveOutcome::kAdmittedUncharged:
       break;
   }
   return review::Allowed(dryRun ? "dry-run" : "charged", review::NotesFor(findings));

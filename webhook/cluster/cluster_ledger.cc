@@ -333,7 +333,7 @@ Result<quota::ReserveResult> ClusterLedger::Reserve(const quota::ReserveRequest&
   engine_->Report("charging " + pod.ns + "/" + pod.name + " (admitted anyway, " +
                   (hard.empty() ? "no limit there" : "its limits not enforced") +
                   "): " + result.error().message);
-  return quota::ReserveResult{quota::ReserveOutcome::kCharged};
+  return quota::ReserveResult{quota::ReserveOutcome::kAdmittedUncharged};
 }
 
 Result<bool> ClusterLedger::Release(const quota::PodRef& pod, quota::Deadline deadline) {

@@ -402,7 +402,8 @@ TEST_F(ClusterLedgerTest, ApiDownRefusesLimitedNamespacesAndAdmitsTheOthers) {
   EXPECT_TRUE(refused.starts_with(
       "error: PUT /apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate: "))
       << refused;
-  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-b", "p3", "u3"}, Gpus(1), false)), "charged");
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-b", "p3", "u3"}, Gpus(1), false)),
+            "admitted uncharged");
   std::lock_guard lock(mu);
   std::string wanted =
       "charging team-b/p3 (admitted anyway, no limit there): "

@@ -56,6 +56,10 @@ enum class ReserveOutcome {
   // The cluster ledger only: the namespace's GPUQuota object is as large as a Kubernetes object
   // can safely be (cluster.maxGpuQuotaBytes), whatever the limits and `enforce`; nothing charged.
   kRecordFull,
+  // The cluster ledger only: the charge could not be written, where no enforced limit is at
+  // stake (none set, or the quota rule not in deny mode). Nothing was charged; the pod is
+  // admitted all the same, and the reconciler records it from the pod watch once the API answers.
+  kAdmittedUncharged,
 };
 
 struct ReserveResult {

@@ -28,8 +28,8 @@ inline std::string RenderUsage(const Accounting& accounting, std::string_view on
   return out;
 }
 
-// "charged", "already charged", the denial message, "charged over the limit: " and the message,
-// or "error: ...".
+// "charged", "already charged", "admitted uncharged", the denial message, "charged over the limit:
+// " and the message, or "error: ...".
 inline std::string Outcome(const Result<ReserveResult>& r) {
   if (!r) return "error: " + r.error().message;
   switch (r->outcome) {
@@ -39,6 +39,8 @@ inline std::string Outcome(const Result<ReserveResult>& r) {
       return "charged over the limit: " + r->message;
     case ReserveOutcome::kAlreadyCharged:
       return "already charged";
+    case ReserveOutcome::kAdmittedUncharged:
+      return "admitted uncharged";
     case ReserveOutcome::kExceeded:
     case ReserveOutcome::kRecordFull:
       return r->message;
