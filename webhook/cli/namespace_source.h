@@ -1,6 +1,7 @@
 // The namespace labels `serve` reads in cluster mode (gpugate.io/mode, gpugate.io/mutate;
-// docs/rules.md, "Modes"): a cluster::NamespaceWatch on an API client of its own, so stopping it
-// never ends the quota ledger's watches.
+// docs/rules.md, "Modes"): a cluster::NamespaceWatch on a connection pool of its own, so its
+// long-lived watch never holds a connection the quota ledger's charges wait for. (Stopping it
+// ends only its own watch: each watch has its own stop token, cluster/api_client.h.)
 #pragma once
 
 #include <memory>
