@@ -68,9 +68,9 @@ TEST(ClusterModes, TheNamespaceLabelSetsTheModeAndAChangeAppliesWithoutARestart)
 
   // kubectl label namespace team-a gpugate.io/mode=deny --overwrite
   cluster.LabelNamespace("team-a", {{"gpugate.io/mode", "deny"}});
-  EXPECT_TRUE(Eventually([&] {
-    return Send(replica, "/validate", Pod("frac", "team-a", "0.5"))["allowed"] == false;
-  }));
+  EXPECT_TRUE(Eventually(
+      [&] { return Send(replica, "/validate", Pod("frac", "team-a", "0.5"))["allowed"] == false; },
+      kClusterWait));
 }
 
 TEST(ClusterModes, QuotaInWarnModeIsAdmittedAndChargedInTheSharedRecord) {

@@ -110,7 +110,7 @@ TEST(ClusterMode, TwoReplicasAdmitExactlyTheLimit) {
   cluster.AddReplica();
   EXPECT_EQ(Burst(cluster, "two-"), 10);
   for (auto& r : cluster.replicas()) {
-    EXPECT_TRUE(Eventually([&] { return Used(*r) == 10; })) << Used(*r);
+    EXPECT_TRUE(Eventually([&] { return Used(*r) == 10; }, kClusterWait)) << Used(*r);
   }
 }
 
@@ -131,7 +131,7 @@ TEST(ClusterMode, SucceededPodFreesItsChargeWithoutAWebhookCall) {
       replica.Client()->Post("/validate", Create("job-1", "uid-job-1").dump(), "application/json");
   ASSERT_TRUE(res && json::parse(res->body)["response"]["allowed"].get<bool>());
   cluster.StorePod("job-1", "uid-job-1");
-  ASSERT_TRUE(Eventually([&] { return Used(replica) == 1; }));
+  ASSERT_TRUE(Eventually([&] { return Used(replica) == 1; }, kClusterWait));
   json pod = cluster.api().Get(std::string(kPods) + "/job-1");
   pod["status"]["phase"] = "Succeeded";
   cluster.api().Update(std::string(kPods) + "/job-1", pod);
@@ -149,20 +149,20 @@ TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
     ASSERT_TRUE(res && json::parse(res->body)["response"]["allowed"].get<bool>());
     cluster.StorePod(name, uid);
   }
-  ASSERT_TRUE(Eventually([&] { return Used(replica) == 4; }));
+  ASSERT_TRUE(Eventually([&] { return Used(replica) == 4; }, kClusterWait));
   // A watch cut mid-stream; meanwhile one pod finishes.
   cluster.api().BreakWatches();
   json pod = cluster.api().Get(std::string(kPods) + "/w0");
   pod["status"]["phase"] = "Failed";
   cluster.api().Update(std::string(kPods) + "/w0", pod);
-  EXPECT_TRUE(Eventually([&] { return Used(replica) == 3; }));
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 3; }, kClusterWait));
   // The history is gone (410 on resume), and another pod is deleted during the gap.
   const int listsBefore = cluster.api().requests("GET");
   const int watchesBefore = cluster.api().watchesOpened();
   cluster.api().ExpireHistory();
   cluster.api().BreakWatches();
   cluster.api().Delete(std::string(kPods) + "/w1");
-  EXPECT_TRUE(Eventually([&] { return Used(replica) == 2; }));
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 2; }, kClusterWait));
   // The informers really resumed: new watches, and relists after the 410.
   EXPECT_GT(cluster.api().watchesOpened(), watchesBefore);
   EXPECT_GE(cluster.api().requests("GET") - listsBefore, 3);
@@ -173,8 +173,8 @@ TEST(ClusterMode, BrokenWatchAndGoneRecoverWithoutLosingOrDoubleCounting) {
   auto sentinel = replica.Client()->Post("/validate", Create("never-stored", "uid-never").dump(),
                                          "application/json");
   ASSERT_TRUE(sentinel && json::parse(sentinel->body)["response"]["allowed"].get<bool>());
-  ASSERT_TRUE(Eventually([&] { return Used(replica) == 3; }));
-  ASSERT_TRUE(Eventually([&] { return Used(replica) != 3; }));
+  ASSERT_TRUE(Eventually([&] { return Used(replica) == 3; }, kClusterWait));
+  ASSERT_TRUE(Eventually([&] { return Used(replica) != 3; }, kClusterWait));
   EXPECT_EQ(Used(replica), 2);
 }
 
@@ -196,7 +196,7 @@ TEST(ClusterMode, AListWhoseContinueTokenExpiredIsStartedAgainAndChargesEveryGpu
   cluster.api().ExpireContinueTokens(1);
   GpugateServer& replica = cluster.AddReplica();
   EXPECT_EQ(cluster.api().continuesExpired(), 1);
-  EXPECT_TRUE(Eventually([&] { return Used(replica) == 20; })) << Used(replica);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 20; }, kClusterWait)) << Used(replica);
   json record = cluster.api().Get("/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate");
   ASSERT_TRUE(record.is_object());
   EXPECT_EQ(record["status"]["charges"].size(), 20u);
@@ -216,7 +216,7 @@ TEST(ClusterMode, ConnectionsTheApiServerClosedWhileIdleRefuseNoPod) {
     return api.idleConnectionsClosed() >= api.connectionsAccepted() - api.watchesOpen();
   };
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(Eventually(allIdleClosed))
+    ASSERT_TRUE(Eventually(allIdleClosed, kClusterWait))
         << api.idleConnectionsClosed() << " of " << api.connectionsAccepted();
     std::string name = "idle-" + std::to_string(i), uid = "uid-idle-" + std::to_string(i);
     auto res = replica.Client()->Post("/validate", Create(name, uid).dump(), "application/json");
@@ -225,7 +225,7 @@ TEST(ClusterMode, ConnectionsTheApiServerClosedWhileIdleRefuseNoPod) {
     EXPECT_TRUE(response["allowed"].get<bool>()) << response.dump();
     cluster.StorePod(name, uid);
   }
-  EXPECT_TRUE(Eventually([&] { return Used(replica) == 3; })) << Used(replica);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 3; }, kClusterWait)) << Used(replica);
 }
 
 TEST(ClusterMode, ThrottledGpuQuotaWriteIsRetriedAndThePodAdmitted) {
@@ -245,7 +245,7 @@ TEST(ClusterMode, ThrottledGpuQuotaWriteIsRetriedAndThePodAdmitted) {
   EXPECT_TRUE(response["allowed"].get<bool>()) << response.dump();
   EXPECT_EQ(api.injected(), 1);
   cluster.StorePod("throttled", "uid-throttled");
-  EXPECT_TRUE(Eventually([&] { return Used(replica) == 1; })) << Used(replica);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 1; }, kClusterWait)) << Used(replica);
 }
 
 // The API server holds every GPUQuota request for 30 s (a slow etcd). 20 GPU creates are sent
@@ -310,7 +310,7 @@ TEST(ClusterMode, SlowGpuQuotaWritesAreRefusedBeforeTheCallerGivesUpAndProbesSta
   // The held writes land once the API server recovers, for pods that were never created; the
   // reconciler drops them after the grace, and the next create is admitted.
   api.ReleaseHeld();
-  EXPECT_TRUE(Eventually([&] { return Used(replica) == 0; })) << Used(replica);
+  EXPECT_TRUE(Eventually([&] { return Used(replica) == 0; }, kClusterWait)) << Used(replica);
   auto res = replica.Client()->Post("/validate?timeout=3s", Create("after", "uid-after").dump(),
                                     "application/json");
   ASSERT_TRUE(res && res->status == 200);
@@ -430,7 +430,8 @@ TEST(ClusterMode, KilledReplicaRestartsIntoTheSameLedger) {
   cluster.replicas().erase(cluster.replicas().begin());
   GpugateServer& restarted = cluster.AddReplica();
   GpugateServer& survivor = *cluster.replicas()[0];
-  EXPECT_TRUE(Eventually([&] { return Used(restarted) == 10 && Used(survivor) == 10; }));
+  EXPECT_TRUE(
+      Eventually([&] { return Used(restarted) == 10 && Used(survivor) == 10; }, kClusterWait));
   auto a = restarted.Client()->Get("/quota"), b = survivor.Client()->Get("/quota");
   ASSERT_TRUE(a && b);
   EXPECT_EQ(a->body, b->body);
@@ -496,12 +497,14 @@ TEST(ClusterMode, ThreeReplicasAdmitExactlyOneForAFlavorsLastGpu) {
   EXPECT_EQ(status["used"], json({{"nvidia.com/gpu", "1"}, {"nvidia.com/gpu@a100", "1"}}));
   EXPECT_EQ(status["hard"], json({{"nvidia.com/gpu", "100"}, {"nvidia.com/gpu@a100", "1"}}));
   for (auto& r : cluster.replicas()) {
-    EXPECT_TRUE(Eventually([&] {
-      auto res = r->Client()->Get("/quota?namespace=team-a");
-      if (!res || res->status != 200) return false;
-      json a100 = json::parse(res->body)["namespaces"][0]["flavors"]["a100"]["nvidia.com/gpu"];
-      return a100 == json({{"used", 1}, {"hard", 1}});
-    }));
+    EXPECT_TRUE(Eventually(
+        [&] {
+          auto res = r->Client()->Get("/quota?namespace=team-a");
+          if (!res || res->status != 200) return false;
+          json a100 = json::parse(res->body)["namespaces"][0]["flavors"]["a100"]["nvidia.com/gpu"];
+          return a100 == json({{"used", 1}, {"hard", 1}});
+        },
+        kClusterWait));
   }
 }
 

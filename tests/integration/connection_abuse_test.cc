@@ -22,6 +22,7 @@
 #include "gpugate_process.h"
 #include "raw_connection.h"
 #include "review_builder.h"
+#include "support/eventually.h"
 
 namespace gpugate::testing {
 namespace {
@@ -235,13 +236,13 @@ TEST(ConnectionAbuse, StalledHandshakesSlowHeadersAndSlowBodiesAreClosed) {
 
   // The server's deadlines are 500 ms. The bound is ten times that, and half the default
   // deadlines, so a server that ignored the file's would fail here rather than pass slowly.
-  const auto deadline = opened + 5s;
-  while (Clock::now() < deadline) {
-    int closed = CountClosed(idle) + CountClosed(half) + CountClosed(slowHello) +
-                 CountClosed(slow) + CountClosed(slowBody);
-    if (closed == 25) break;
-    std::this_thread::sleep_for(10ms);
-  }
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(opened + 5s - Clock::now());
+  auto closed = [&] {
+    return CountClosed(idle) + CountClosed(half) + CountClosed(slowHello) + CountClosed(slow) +
+           CountClosed(slowBody);
+  };
+  Eventually([&] { return closed() == 25; }, left);
   const double seconds = std::chrono::duration<double>(Clock::now() - opened).count();
   EXPECT_EQ(CountClosed(idle), 5) << "idle TCP connections still open after " << seconds << " s";
   EXPECT_EQ(CountClosed(half), 5) << "half handshakes still open after " << seconds << " s";

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -70,20 +69,6 @@ void ExpectNoSanitizerReport(const std::string& output) {
 }
 
 }  // namespace
-
-TempDir::TempDir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "gpugate-test-XXXXXX").string();
-  path_ = mkdtemp(tmpl.data()) ? tmpl : "";
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-}
-
-void TempDir::Write(const std::string& name, const std::string& content) const {
-  std::ofstream(File(name), std::ios::binary) << content;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

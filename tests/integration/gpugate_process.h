@@ -11,24 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace httplib {
 class SSLClient;
 }
 
 namespace gpugate::testing {
-
-// A scratch directory removed when the object dies.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  void Write(const std::string& name, const std::string& content) const;
-
- private:
-  std::string path_;
-};
 
 struct Exit {
   int code = -1;       // exit status, or -1 when killed by a signal

@@ -18,6 +18,7 @@
 
 #include "gpugate_process.h"
 #include "review_builder.h"
+#include "support/eventually.h"
 
 namespace gpugate::testing {
 namespace {
@@ -180,9 +181,7 @@ bool Ready(const GpugateServer& server) {
 
 // Waits (bounded) until `server` reports ready, as a readiness probe would.
 void WaitReady(const GpugateServer& server) {
-  for (int i = 0; i < 500 && !Ready(server); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  Eventually([&] { return Ready(server); }, std::chrono::seconds(5));
   ASSERT_TRUE(Ready(server));
 }
 
@@ -238,9 +237,7 @@ TEST(RollingRestart, TwoInstancesBehindOneAddressLoseNoRequest) {
   }
   auto waitForAnswers = [&](int more) {
     int target = answered + more;
-    for (int i = 0; i < 1000 && answered < target; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    Eventually([&] { return answered >= target; }, std::chrono::seconds(10));
     EXPECT_GE(answered, target);
   };
 

@@ -34,10 +34,13 @@ GpugateServer& StandInCluster::StartReplica(const std::string& configName) {
 
 GpugateServer& StandInCluster::AddReplica() {
   GpugateServer& r = StartReplica("gpugate.yaml");
-  EXPECT_TRUE(Eventually([&] {
-    auto res = r.Client()->Get("/readyz");
-    return res && res->status == 200;
-  })) << r.Logs();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto res = r.Client()->Get("/readyz");
+        return res && res->status == 200;
+      },
+      kClusterWait))
+      << r.Logs();
   return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include "gpugate_process.h"
 #include "standin/standin.h"
+#include "support/eventually.h"
 
 namespace gpugate::testing {
 
@@ -56,16 +57,8 @@ class StandInCluster {
   std::vector<std::unique_ptr<GpugateServer>> replicas_;
 };
 
-// Polls `done` every 10 ms until it holds or `timeout` passes: watches and reconciliation are
-// asynchronous, so a bounded wait for an observable outcome is the honest check.
-template <typename F>
-bool Eventually(F done, std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
-}
+// Watches and reconciliation are asynchronous, so a bounded wait for an observable outcome is
+// the honest check: Eventually (tests/support/eventually.h), for up to kClusterWait.
+inline constexpr std::chrono::seconds kClusterWait{15};
 
 }  // namespace gpugate::testing

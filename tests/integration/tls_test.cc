@@ -22,6 +22,7 @@
 
 #include "gpugate_process.h"
 #include "review_builder.h"
+#include "support/eventually.h"
 
 namespace gpugate::testing {
 namespace {
@@ -52,16 +53,6 @@ std::unique_ptr<httplib::SSLClient> ClientOf(int port, const std::string& caFile
   client->set_connection_timeout(5, 0);
   client->set_read_timeout(10, 0);
   return client;
-}
-
-// Waits until `done` holds, for up to kDeadline.
-bool Eventually(const std::function<bool()>& done) {
-  auto end = std::chrono::steady_clock::now() + kDeadline;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
 }
 
 std::string Describe(const httplib::Result& res) {
@@ -134,7 +125,7 @@ class ReviewLoop {
   // Waits until `n` more reviews have been answered than when called.
   bool AnswersMore(int n) {
     int target = ok_ + n;
-    return Eventually([&] { return ok_ >= target || failed_ > 0; }) && failed_ == 0;
+    return Eventually([&] { return ok_ >= target || failed_ > 0; }, kDeadline) && failed_ == 0;
   }
 
  private:
@@ -190,7 +181,7 @@ TEST(TlsRotation, NewConnectionsGetTheNewPairWhileALiveOneKeepsWorking) {
 
   // Rotation to a pair from another CA, as cert-manager reissuing with a new CA would.
   secret.Publish(ReadFile(newCerts.File("tls.crt")), ReadFile(newCerts.File("tls.key")));
-  ASSERT_TRUE(Eventually([&] { return healthzTrusting(newCa); }))
+  ASSERT_TRUE(Eventually([&] { return healthzTrusting(newCa); }, kDeadline))
       << "the new pair was not served within " << kDeadline.count() << " s; logs:\n"
       << server.Logs();
   auto stale = ClientOf(server.port(), oldCa)->Get("/healthz");
@@ -366,7 +357,7 @@ TEST(ClientAuthConfig, OpenMetricsAndReloadedClientCa) {
   // Replaced by rename, as a Secret update lands.
   config.Write("client-ca.crt.new", ReadFile(second.File("ca.crt")));
   fs::rename(config.File("client-ca.crt.new"), caFile);
-  ASSERT_TRUE(Eventually([&] { return reviewAs(second) == 200; })) << server.Logs();
+  ASSERT_TRUE(Eventually([&] { return reviewAs(second) == 200; }, kDeadline)) << server.Logs();
   EXPECT_EQ(reviewAs(first), 403);
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "integration/gpugate_process.h"
+#include "support/eventually.h"
 
 namespace gpugate::testing {
 namespace {
@@ -368,11 +369,8 @@ TEST_F(StandInApiServerTest, IdleConnectionsAreClosedAfterTheTimeout) {
   StartServer({.idleConnectionTimeout = 100ms});
   client_->set_keep_alive(true);
   ASSERT_EQ(Call("GET", kPods).status, 200);
-  for (auto deadline = std::chrono::steady_clock::now() + 5s;
-       server_->idleConnectionsClosed() < 1;) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "never closed";
-    std::this_thread::sleep_for(5ms);
-  }
+  ASSERT_TRUE(Eventually([&] { return server_->idleConnectionsClosed() >= 1; }, 5s))
+      << "never closed";
   EXPECT_EQ(server_->connectionsAccepted(), 1);
 }
 
@@ -470,15 +468,6 @@ TEST_F(StandInApiServerTest, NamespacedWatchesSeeOnlyTheirNamespace) {
   EXPECT_EQ(Names(one.WaitForEvents(2)), (std::vector<std::string>{"here", "marker"}));
 }
 
-// Polls `done` until it holds or `timeout` passes.
-bool Eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 3s) {
-  for (auto deadline = Clock::now() + timeout; Clock::now() < deadline;
-       std::this_thread::sleep_for(10ms)) {
-    if (done()) return true;
-  }
-  return done();
-}
-
 TEST_F(StandInApiServerTest, AWatchEndsWhenItsClientHangsUp) {
   {
     WatchRecorder watch(port_, std::string(kPods) + "?watch=1");  // no events, no bookmarks
@@ -486,7 +475,7 @@ TEST_F(StandInApiServerTest, AWatchEndsWhenItsClientHangsUp) {
     ASSERT_EQ(watch.WaitForEvents(1).size(), 1u);
     EXPECT_EQ(server_->watchesOpen(), 1);
   }
-  EXPECT_TRUE(Eventually([&] { return server_->watchesOpen() == 0; }));
+  EXPECT_TRUE(Eventually([&] { return server_->watchesOpen() == 0; }, 3s));
 }
 
 TEST_F(StandInApiServerTest, TimeoutSecondsEndsTheStreamNormally) {
@@ -497,7 +486,7 @@ TEST_F(StandInApiServerTest, TimeoutSecondsEndsTheStreamNormally) {
   EXPECT_GE(Clock::now() - start, 200ms) << "the stream ended before its 2 units had passed";
   EXPECT_EQ(watch.error(), httplib::Error::Success);
   EXPECT_EQ(watch.status(), 200);
-  EXPECT_TRUE(Eventually([&] { return server_->watchesOpen() == 0; }));
+  EXPECT_TRUE(Eventually([&] { return server_->watchesOpen() == 0; }, 3s));
 }
 
 TEST_F(StandInApiServerTest, StopEndsOpenWatchesPromptly) {

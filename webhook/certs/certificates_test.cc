@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
 #include "tls/pem.h"
 
 namespace gpugate::certs {
@@ -342,12 +343,6 @@ class ScopedUmask {
   mode_t saved_;
 };
 
-fs::path MakeTempDir() {
-  std::string pattern = (fs::path(testing::TempDir()) / "gpugate-certs-XXXXXX").string();
-  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
-  return pattern;
-}
-
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;
@@ -363,7 +358,8 @@ mode_t FileMode(const fs::path& path) {
 
 TEST(WriteBundle, CreatesDirectoryAndFilesWithModes) {
   ScopedUmask noMask(0);  // proves the modes come from creation, not from the umask
-  fs::path root = MakeTempDir();
+  gpugate::testing::TempDir scratch("gpugate-certs-");
+  fs::path root = scratch.path();
   fs::path dir = root / "nested" / "out";
   CertBundle bundle = Issue();
   ASSERT_TRUE(WriteBundle(bundle, dir.string()).has_value());
@@ -373,12 +369,12 @@ TEST(WriteBundle, CreatesDirectoryAndFilesWithModes) {
   EXPECT_EQ(FileMode(dir / "ca.crt"), 0644u);
   EXPECT_EQ(FileMode(dir / "tls.crt"), 0644u);
   EXPECT_EQ(FileMode(dir / "tls.key"), 0600u);
-  fs::remove_all(root);
 }
 
 TEST(WriteBundle, WritesClientPairOnlyWhenIssued) {
   ScopedUmask noMask(0);
-  fs::path dir = MakeTempDir();
+  gpugate::testing::TempDir scratch("gpugate-certs-");
+  fs::path dir = scratch.path();
   ASSERT_TRUE(WriteBundle(Issue(), dir.string()).has_value());
   EXPECT_FALSE(fs::exists(dir / "client.crt"));
   EXPECT_FALSE(fs::exists(dir / "client.key"));
@@ -390,11 +386,11 @@ TEST(WriteBundle, WritesClientPairOnlyWhenIssued) {
   EXPECT_EQ(ReadFile(dir / "client.key"), bundle.clientKeyPem);
   EXPECT_EQ(FileMode(dir / "client.crt"), 0644u);
   EXPECT_EQ(FileMode(dir / "client.key"), 0600u);
-  fs::remove_all(dir);
 }
 
 TEST(WriteBundle, ReplacesExistingFilesAndLeavesNoTemporaries) {
-  fs::path dir = MakeTempDir();
+  gpugate::testing::TempDir scratch("gpugate-certs-");
+  fs::path dir = scratch.path();
   ASSERT_TRUE(WriteBundle(Issue(), dir.string()).has_value());
   fs::permissions(dir / "tls.key", fs::perms::owner_read | fs::perms::others_read);
   CertBundle second = Issue();
@@ -405,11 +401,11 @@ TEST(WriteBundle, ReplacesExistingFilesAndLeavesNoTemporaries) {
   for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"ca.crt", "tls.crt", "tls.key"}));
-  fs::remove_all(dir);
 }
 
 TEST(WriteBundle, FailsWhenPathIsAFile) {
-  fs::path root = MakeTempDir();
+  gpugate::testing::TempDir scratch("gpugate-certs-");
+  fs::path root = scratch.path();
   fs::path file = root / "occupied";
   std::ofstream(file) << "x";
   Status status = WriteBundle(Issue(), file.string());
@@ -417,7 +413,6 @@ TEST(WriteBundle, FailsWhenPathIsAFile) {
   EXPECT_TRUE(status.error().message.starts_with("creating directory " + file.string() + ": "))
       << status.error().message;
   EXPECT_FALSE(WriteBundle(Issue(), "").has_value());
-  fs::remove_all(root);
 }
 
 TEST(CaBundle, IsUnbrokenBase64OfCaPem) {

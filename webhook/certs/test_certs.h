@@ -4,43 +4,17 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
-#include <fstream>
+#include <memory>
 #include <string>
 
 #include "certs/certificates.h"
+#include "support/temp_dir.h"
 
 namespace gpugate::certs::testing {
 
-// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "gpugate-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  // Writes `name` (creating parent directories) and returns its path.
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::filesystem::path file = File(name);
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-    return file.string();
-  }
-
- private:
-  std::string path_;
-};
+// The one scratch directory of all the tests (tests/support/temp_dir.h).
+using gpugate::testing::TempDir;
 
 struct TestCerts {
   TempDir dir;  // ca.crt, tls.crt, tls.key

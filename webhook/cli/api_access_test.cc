@@ -1,10 +1,11 @@
 #include "cli/api_access.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include "support/temp_dir.h"
 
 namespace gpugate::cli {
 namespace {
@@ -12,8 +13,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(OperatorKubeconfig, TheFlagThenKubeconfigThenHome) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("gpugate-kubeconfig-" + std::to_string(getpid()));
+  gpugate::testing::TempDir scratch("gpugate-kubeconfig-");
+  const fs::path dir = scratch.path();
   fs::create_directories(dir / "home" / ".kube");
   const std::string a = (dir / "a").string(), home = (dir / "home").string();
   const std::string homeConfig = home + "/.kube/config";
@@ -39,7 +40,6 @@ TEST(OperatorKubeconfig, TheFlagThenKubeconfigThenHome) {
     EXPECT_EQ(OperatorKubeconfig(c.flag, c.env, c.home), c.want)
         << c.flag << " | " << (c.env ? c.env : "(unset)") << " | " << (c.home ? c.home : "(unset)");
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

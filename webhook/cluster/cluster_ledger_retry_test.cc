@@ -10,6 +10,7 @@
 #include "cluster/cluster_ledger.h"
 #include "quota/testing.h"
 #include "standin/standin.h"
+#include "support/eventually.h"
 
 namespace gpugate::cluster {
 namespace {
@@ -24,14 +25,8 @@ constexpr const char* kRecordPath = "/apis/gpugate.io/v1alpha1/namespaces/team-a
 
 quota::Amounts Gpus(int64_t n) { return {{"nvidia.com/gpu", n * quota::kMilli}}; }
 
-bool Eventually(const std::function<bool()>& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return true;
-}
+using gpugate::testing::Eventually;
+constexpr std::chrono::seconds kWait{10};
 
 struct Case {
   std::string name;
@@ -157,10 +152,10 @@ TEST_P(ClusterLedgerRetryTest, ChargeAfterTransientAnswers) {
   config.limits["team-a"] = Gpus(4);
   ClusterLedger ledger(*client, config, policy::Settings{}, {.retry = Policy()});
   ledger.Start();
-  ASSERT_TRUE(Eventually([&] { return ledger.Ready(); }));
+  ASSERT_TRUE(Eventually([&] { return ledger.Ready(); }, kWait));
   // A first charge creates the record and the watch shows it, so the second is a PUT.
   ASSERT_EQ(Outcome(ledger.Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "charged");
-  ASSERT_TRUE(Eventually([&] { return !ledger.Usage("team-a").empty(); }));
+  ASSERT_TRUE(Eventually([&] { return !ledger.Usage("team-a").empty(); }, kWait));
   int puts = server.requests("PUT");
 
   for (const Failure& failure : c.failures) server.InjectFailures(failure);

@@ -14,6 +14,7 @@
 #include "cluster/gpu_quota_record.h"
 #include "quota/testing.h"
 #include "standin/standin.h"
+#include "support/eventually.h"
 
 namespace gpugate::cluster {
 namespace {
@@ -57,15 +58,9 @@ json ResourceQuota(const std::string& ns, const std::string& name, json spec) {
 
 std::string PodsIn(const std::string& ns) { return "/api/v1/namespaces/" + ns + "/pods"; }
 
-// Polls `done` until it holds or `limit` passes; watches deliver asynchronously.
-bool Eventually(const std::function<bool()>& done, milliseconds limit = seconds(10)) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return true;
-}
+// Watches deliver asynchronously: a test polls for what it expects, for up to kWait.
+using gpugate::testing::Eventually;
+constexpr seconds kWait{10};
 
 // A clock the test moves by hand.
 class FakeClock {
@@ -101,7 +96,7 @@ class ClusterLedgerTest : public ::testing::Test {
                                                std::move(options));
     if (start) {
       r.ledger->Start();
-      EXPECT_TRUE(Eventually([&] { return r.ledger->Ready(); })) << "never synced";
+      EXPECT_TRUE(Eventually([&] { return r.ledger->Ready(); }, kWait)) << "never synced";
     }
     return r;
   }
@@ -147,10 +142,13 @@ TEST_F(ClusterLedgerTest, LimitsComeFromResourceQuotasAndConfigSmallestWins) {
   server_->Update("/api/v1/namespaces/team-a/resourcequotas/plain",
                   ResourceQuota("team-a", "plain", {{"hard", {{"nvidia.com/gpu", "2"}}}}));
   server_->Delete("/api/v1/namespaces/team-b/resourcequotas/gpus");
-  EXPECT_TRUE(Eventually([&] {
-    return RenderUsage(*r.ledger) ==
-           "team-a{nvidia.com/gpu=0/2} team-c{gpu-equivalents=0/2,nvidia.com/gpu=0/4}";
-  })) << RenderUsage(*r.ledger);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return RenderUsage(*r.ledger) ==
+               "team-a{nvidia.com/gpu=0/2} team-c{gpu-equivalents=0/2,nvidia.com/gpu=0/4}";
+      },
+      kWait))
+      << RenderUsage(*r.ledger);
   EXPECT_EQ(Outcome(r.ledger->Reserve({"team-b", "p1", "u1"}, Gpus(4), false)), "charged");
 }
 
@@ -188,9 +186,9 @@ TEST_F(ClusterLedgerTest, TwoReplicasNeverAdmitPastTheLimit) {
   EXPECT_EQ(status["hardSummary"], "nvidia.com/gpu=10");
   EXPECT_EQ(status["charges"].size(), 10u);
   for (Replica* r : {&a, &b}) {
-    EXPECT_TRUE(Eventually([&] {
-      return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=10/10}";
-    })) << RenderUsage(*r->ledger);
+    EXPECT_TRUE(Eventually(
+        [&] { return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=10/10}"; }, kWait))
+        << RenderUsage(*r->ledger);
   }
 }
 
@@ -222,10 +220,12 @@ TEST_F(ClusterLedgerTest, OpaqueResourceVersionsWorkForListWatchAndUpdate) {
   // and its charge freed.
   server_->BreakWatches();
   server_->Delete(PodsIn("team-a") + "/p0");
-  EXPECT_TRUE(Eventually([&] { return !Record("team-a")["status"]["charges"].contains("p0"); }))
+  EXPECT_TRUE(
+      Eventually([&] { return !Record("team-a")["status"]["charges"].contains("p0"); }, kWait))
       << Record("team-a").dump();
   for (Replica* r : {&a, &b}) {
-    EXPECT_TRUE(Eventually([&] { return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=1/2}"; }))
+    EXPECT_TRUE(
+        Eventually([&] { return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=1/2}"; }, kWait))
         << RenderUsage(*r->ledger);
   }
 
@@ -233,12 +233,13 @@ TEST_F(ClusterLedgerTest, OpaqueResourceVersionsWorkForListWatchAndUpdate) {
   const int getsBefore = server_->requests("GET");
   server_->ExpireHistory();
   server_->BreakWatches();
-  EXPECT_TRUE(Eventually([&] { return server_->requests("GET") - getsBefore >= 6; }))
+  EXPECT_TRUE(Eventually([&] { return server_->requests("GET") - getsBefore >= 6; }, kWait))
       << "three lists per replica";
   EXPECT_EQ(Outcome(b.ledger->Reserve({"team-a", "p2", "uid-p2"}, Gpus(1), false)), "charged");
   store("p2");
   for (Replica* r : {&a, &b}) {
-    EXPECT_TRUE(Eventually([&] { return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=2/2}"; }))
+    EXPECT_TRUE(
+        Eventually([&] { return RenderUsage(*r->ledger) == "team-a{nvidia.com/gpu=2/2}"; }, kWait))
         << RenderUsage(*r->ledger);
   }
   EXPECT_EQ(Record("team-a")["status"]["charges"].size(), 2u);
@@ -257,7 +258,8 @@ TEST_F(ClusterLedgerTest, ChargesSameUidOnceAnotherUidBesideAndReleasesByName) {
   EXPECT_TRUE(*released);
   EXPECT_EQ(Record("team-a")["status"]["usedSummary"], "");
   EXPECT_EQ(Record("team-a")["status"]["charges"], json::object());
-  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }));
+  EXPECT_TRUE(
+      Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }, kWait));
   released = r.ledger->Release({"team-a", "p1", "u2"});
   ASSERT_TRUE(released);
   EXPECT_FALSE(*released);
@@ -277,9 +279,10 @@ TEST_F(ClusterLedgerTest, PodThatSucceedsFreesItsChargeWithoutWaitingForTheInter
   server_->Update(PodsIn("team-a") + "/trainer", pod);
   pod["status"]["phase"] = "Succeeded";
   server_->Update(PodsIn("team-a") + "/trainer", pod);
-  EXPECT_TRUE(Eventually([&] { return Record("team-a")["status"]["charges"].empty(); }))
+  EXPECT_TRUE(Eventually([&] { return Record("team-a")["status"]["charges"].empty(); }, kWait))
       << Record("team-a").dump();
-  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }))
+  EXPECT_TRUE(
+      Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }, kWait))
       << RenderUsage(*r.ledger);
 }
 
@@ -289,9 +292,10 @@ TEST_F(ClusterLedgerTest, DeletedPodFreesItsCharge) {
   EXPECT_EQ(
       Outcome(r.ledger->Reserve({"team-a", "trainer", pod["metadata"]["uid"]}, Gpus(1), false)),
       "charged");
-  ASSERT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=1/4}"; }));
+  ASSERT_TRUE(
+      Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=1/4}"; }, kWait));
   server_->Delete(PodsIn("team-a") + "/trainer");
-  EXPECT_TRUE(Eventually([&] { return Record("team-a")["status"]["charges"].empty(); }))
+  EXPECT_TRUE(Eventually([&] { return Record("team-a")["status"]["charges"].empty(); }, kWait))
       << Record("team-a").dump();
 }
 
@@ -307,11 +311,15 @@ TEST_F(ClusterLedgerTest, ChargeWhosePodNeverAppearsIsDroppedAfterTheGrace) {
   EXPECT_EQ(Record("team-a")["status"]["charges"].size(), 1u) << "dropped within the grace";
 
   clock.Advance(milliseconds(200));
-  EXPECT_TRUE(Eventually([&] {
-    r.ledger->ReconcileOnce();
-    return Record("team-a")["status"]["charges"].empty();
-  })) << Record("team-a").dump();
-  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }));
+  EXPECT_TRUE(Eventually(
+      [&] {
+        r.ledger->ReconcileOnce();
+        return Record("team-a")["status"]["charges"].empty();
+      },
+      kWait))
+      << Record("team-a").dump();
+  EXPECT_TRUE(
+      Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=0/4}"; }, kWait));
 }
 
 TEST_F(ClusterLedgerTest, RunningGpuPodWithoutChargeIsCharged) {
@@ -323,7 +331,8 @@ TEST_F(ClusterLedgerTest, RunningGpuPodWithoutChargeIsCharged) {
   // sync's wake-up: the next timed pass adds them.
   Replica r = MakeReplica(Limit("team-a", 4), {.reconcileInterval = milliseconds(50)});
 
-  EXPECT_TRUE(Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=2/4}"; }))
+  EXPECT_TRUE(
+      Eventually([&] { return RenderUsage(*r.ledger) == "team-a{nvidia.com/gpu=2/4}"; }, kWait))
       << RenderUsage(*r.ledger);
   json charges = Record("team-a")["status"]["charges"];
   ASSERT_EQ(charges.size(), 1u) << charges.dump();
@@ -341,7 +350,7 @@ TEST_F(ClusterLedgerTest, RefusesLimitedNamespacesUntilFirstSync) {
   EXPECT_EQ(server_->requests("POST") + server_->requests("PUT"), 0);
 
   r.ledger->Start();
-  ASSERT_TRUE(Eventually([&] { return r.ledger->Ready(); }));
+  ASSERT_TRUE(Eventually([&] { return r.ledger->Ready(); }, kWait));
   EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "p1", "u1"}, Gpus(1), false)), "charged");
 }
 
@@ -373,7 +382,7 @@ TEST_F(ClusterLedgerTest, UnenforcedChargesGoOverTheLimitAndAreWritten) {
   };
   EXPECT_EQ(unenforced("p1", 2), "charged") << "before the first sync";
   r.ledger->Start();
-  ASSERT_TRUE(Eventually([&] { return r.ledger->Ready(); }));
+  ASSERT_TRUE(Eventually([&] { return r.ledger->Ready(); }, kWait));
   int writes = server_->requests("PUT") + server_->requests("POST");
   EXPECT_EQ(unenforced("p2", 1, /*dryRun=*/true),
             "charged over the limit: exceeded quota: team-a, requested: nvidia.com/gpu=1, used: "
@@ -432,14 +441,14 @@ TEST_F(ClusterLedgerTest, ChargesQueuedBehindAWriteShareOneWriteAndOneThatNoLong
     });
   };
   charge("first", 1);
-  ASSERT_TRUE(Eventually([&] { return server_->held() == 1; }));
+  ASSERT_TRUE(Eventually([&] { return server_->held() == 1; }, kWait));
   // Three more queue behind it, in this order: b fits, c (2 GPUs) no longer does, d does.
   charge("b", 1);
-  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 1; }));
+  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 1; }, kWait));
   charge("c", 2);
-  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 2; }));
+  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 2; }, kWait));
   charge("d", 1);
-  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 3; }));
+  ASSERT_TRUE(Eventually([&] { return r.ledger->GroupCommitStats().queued == 3; }, kWait));
   const int putsBefore = server_->requests("PUT");
   server_->ReleaseHeld();
   for (std::thread& t : threads) t.join();

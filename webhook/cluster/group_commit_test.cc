@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "support/eventually.h"
+
 namespace gpugate::cluster {
 namespace {
 
@@ -21,14 +23,8 @@ LedgerOp ChargeOf(const std::string& name) {
   return {.kind = LedgerOp::Kind::kCharge, .pod = {"team-a", name, "uid-" + name}};
 }
 
-bool Eventually(const std::function<bool()>& done) {
-  auto deadline = steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(milliseconds(1));
-  }
-  return true;
-}
+using gpugate::testing::Eventually;
+constexpr std::chrono::seconds kWait{10};
 
 // An `apply` that records each batch ("a,b,c") and its deadline, and holds every batch until
 // the test opens the gate; it answers each charge kCharged, or an error for pods named "bad".
@@ -118,8 +114,8 @@ TEST_F(GroupCommitTest, ChangesQueuedBehindAWriteShareTheNextOneInArrivalOrder) 
   apply_.WaitForBatches(1);  // a's write is in flight
   for (const char* name : {"b", "c", "d"}) {
     Submit(commits, name);
-    ASSERT_TRUE(
-        Eventually([&] { return commits.stats().queued == static_cast<size_t>(name[0] - 'a'); }));
+    ASSERT_TRUE(Eventually(
+        [&] { return commits.stats().queued == static_cast<size_t>(name[0] - 'a'); }, kWait));
   }
   apply_.Open();
   Join();
@@ -137,8 +133,8 @@ TEST_F(GroupCommitTest, ABatchIsAtMostMaxBatchChanges) {
   apply_.WaitForBatches(1);
   for (const char* name : {"b", "c", "d", "e", "f"}) {
     Submit(commits, name);
-    ASSERT_TRUE(
-        Eventually([&] { return commits.stats().queued == static_cast<size_t>(name[0] - 'a'); }));
+    ASSERT_TRUE(Eventually(
+        [&] { return commits.stats().queued == static_cast<size_t>(name[0] - 'a'); }, kWait));
   }
   apply_.Open();
   Join();
@@ -151,11 +147,11 @@ TEST_F(GroupCommitTest, AnErrorForOneChangeFailsOnlyThatChange) {
   Submit(commits, "a");
   apply_.WaitForBatches(1);
   Submit(commits, "b");
-  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 1; }));
+  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 1; }, kWait));
   Submit(commits, "bad");
-  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 2; }));
+  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 2; }, kWait));
   Submit(commits, "c");
-  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 3; }));
+  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 3; }, kWait));
   apply_.Open();
   Join();
   EXPECT_EQ(apply_.batches().back(), "b,bad,c");
@@ -172,14 +168,14 @@ TEST_F(GroupCommitTest, AWriteRunsToItsLatestDeadlineAndEachChangeLeavesAtItsOwn
   Submit(commits, "a");
   apply_.WaitForBatches(1);
   Submit(commits, "short", now + milliseconds(200));
-  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 1; }));
+  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 1; }, kWait));
   Submit(commits, "long", now + std::chrono::seconds(60));
-  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 2; }));
+  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 2; }, kWait));
   apply_.Open(1);  // a's write ends; short's and long's begins and is held
   apply_.WaitForBatches(2);
   EXPECT_EQ(apply_.batches()[1], "short,long");
   EXPECT_EQ(apply_.deadlines()[1], now + std::chrono::seconds(60));
-  ASSERT_TRUE(Eventually([&] { return !AnswerOf("short").empty(); }));  // at its deadline
+  ASSERT_TRUE(Eventually([&] { return !AnswerOf("short").empty(); }, kWait));  // at its deadline
   EXPECT_EQ(AnswerOf("short"),
             "no time left: the write of team-a's GPUQuota carrying this change was still waiting "
             "on the Kubernetes API");
@@ -194,13 +190,13 @@ TEST_F(GroupCommitTest, AChangeWhoseDeadlinePassesInTheQueueLeavesItAndIsNeverAp
   Submit(commits, "a");
   apply_.WaitForBatches(1);
   Submit(commits, "late", steady_clock::now() + milliseconds(100));
-  ASSERT_TRUE(Eventually([&] { return !AnswerOf("late").empty(); }));
+  ASSERT_TRUE(Eventually([&] { return !AnswerOf("late").empty(); }, kWait));
   EXPECT_EQ(AnswerOf("late"),
             "no time left: waited behind this replica's other changes to team-a's GPUQuota, which "
             "were waiting on the Kubernetes API");
   EXPECT_EQ(commits.stats().queued, 0u);
   Submit(commits, "b");
-  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 1; }));
+  ASSERT_TRUE(Eventually([&] { return commits.stats().queued == 1; }, kWait));
   apply_.Open();
   Join();
   EXPECT_EQ(apply_.batches(), (std::vector<std::string>{"a", "b"}));

@@ -11,6 +11,7 @@
 
 #include "cluster/test_certs.h"
 #include "standin/standin.h"
+#include "support/eventually.h"
 
 namespace gpugate::cluster {
 namespace {
@@ -45,12 +46,7 @@ class KubeClientTest : public ::testing::Test {
 
   // Waits up to 5 s for the stand-in to have closed `n` idle connections in all.
   bool IdleClosed(int n) const {
-    for (auto deadline = std::chrono::steady_clock::now() + 5s;
-         server_->idleConnectionsClosed() < n;) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(5ms);
-    }
-    return true;
+    return gpugate::testing::Eventually([&] { return server_->idleConnectionsClosed() >= n; }, 5s);
   }
 
   KubeConfig Config() const {
@@ -375,14 +371,10 @@ TEST_F(KubeClientTest, AWatchRefusedReturnsItsStatus) {
 TEST_F(KubeClientTest, AStopTokenEndsItsQuietWatchesAndLaterOnes) {
   KubeClient client(Config());
   WatchStop stop;
-  auto started = std::chrono::steady_clock::now();
   {
     WatchThread first(client, WatchFrom("1"), stop);
     WatchThread second(client, WatchFrom("1"), stop);
-    for (auto deadline = started + 5s; server_->watchesOpened() < 2;) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline);
-      std::this_thread::sleep_for(5ms);
-    }
+    ASSERT_TRUE(gpugate::testing::Eventually([&] { return server_->watchesOpened() >= 2; }, 5s));
     stop.Stop();
     EXPECT_TRUE(first.Result().ends_with(": canceled")) << first.Result();
     EXPECT_TRUE(second.Result().ends_with(": canceled")) << second.Result();
@@ -399,10 +391,7 @@ TEST_F(KubeClientTest, StoppingOneWatchLeavesAnotherOnTheSameClientStreaming) {
   WatchStop going;
   WatchThread first(client, WatchFrom("1"), stopped);
   WatchThread second(client, WatchFrom("1"), going, 1);
-  for (auto deadline = std::chrono::steady_clock::now() + 5s; server_->watchesOpened() < 2;) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
-    std::this_thread::sleep_for(5ms);
-  }
+  ASSERT_TRUE(gpugate::testing::Eventually([&] { return server_->watchesOpened() >= 2; }, 5s));
   stopped.Stop();
   EXPECT_TRUE(first.Result().ends_with(": canceled")) << first.Result();
   server_->Create(kPods, Pod("a"));

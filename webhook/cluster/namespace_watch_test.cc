@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "standin/standin.h"
+#include "support/eventually.h"
 
 namespace gpugate::cluster {
 namespace {
@@ -27,15 +28,9 @@ json Namespace(const std::string& name, json labels) {
   return ns;
 }
 
-template <typename F>
-bool Eventually(F done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return done();
-}
+using gpugate::testing::Eventually;
+// How long a watch may take to deliver what the stand-in was just told.
+constexpr std::chrono::seconds kWait{5};
 
 // "mode=warn mutate=false", "mode=- mutate=-" for none.
 std::string Render(const policy::NamespaceLabels& l) {
@@ -93,7 +88,7 @@ TEST_F(NamespaceWatchTest, ReadsLabelsAtTheFirstListAndFollowsChanges) {
   EXPECT_FALSE(watch_->Ready());
   EXPECT_EQ(Labels("team-a"), "mode=- mutate=-") << "nothing before the first list";
   watch_->Start();
-  ASSERT_TRUE(Eventually([&] { return watch_->Ready(); }));
+  ASSERT_TRUE(Eventually([&] { return watch_->Ready(); }, kWait));
   EXPECT_EQ(Labels("team-a"), "mode=warn mutate=-");
   EXPECT_EQ(Labels("lab"), "mode=- mutate=false");
   EXPECT_EQ(Labels("plain"), "mode=- mutate=-");
@@ -104,28 +99,30 @@ TEST_F(NamespaceWatchTest, ReadsLabelsAtTheFirstListAndFollowsChanges) {
                   Namespace("team-a", {{"gpugate.io/mode", "deny"}}));
   server_->Create(kNamespaces, Namespace("team-b", {{"gpugate.io/mode", "audit"}}));
   server_->Update(std::string(kNamespaces) + "/lab", Namespace("lab", json::object()));
-  EXPECT_TRUE(Eventually([&] {
-    return Labels("team-a") == "mode=deny mutate=-" && Labels("team-b") == "mode=audit mutate=-" &&
-           Labels("lab") == "mode=- mutate=-";
-  })) << Labels("team-a")
-      << " / " << Labels("team-b") << " / " << Labels("lab");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Labels("team-a") == "mode=deny mutate=-" &&
+               Labels("team-b") == "mode=audit mutate=-" && Labels("lab") == "mode=- mutate=-";
+      },
+      kWait))
+      << Labels("team-a") << " / " << Labels("team-b") << " / " << Labels("lab");
 
   server_->Delete(std::string(kNamespaces) + "/team-b");
-  EXPECT_TRUE(Eventually([&] { return Labels("team-b") == "mode=- mutate=-"; }));
+  EXPECT_TRUE(Eventually([&] { return Labels("team-b") == "mode=- mutate=-"; }, kWait));
   EXPECT_TRUE(Errors().empty()) << ::testing::PrintToString(Errors());
 }
 
 TEST_F(NamespaceWatchTest, ATypoDeniesAndIsReportedOncePerValue) {
   server_->Create(kNamespaces, Namespace("team-a", {{"gpugate.io/mode", "Warn"}}));
   watch_->Start();
-  ASSERT_TRUE(Eventually([&] { return watch_->Ready(); }));
+  ASSERT_TRUE(Eventually([&] { return watch_->Ready(); }, kWait));
   EXPECT_EQ(Labels("team-a"), "mode=deny mutate=-");
   // Another label changes: the same typo is not reported again.
   server_->Update(std::string(kNamespaces) + "/team-a",
                   Namespace("team-a", {{"gpugate.io/mode", "Warn"}, {"owner", "ml"}}));
   server_->Update(std::string(kNamespaces) + "/team-a",
                   Namespace("team-a", {{"gpugate.io/mode", "warm"}}));
-  EXPECT_TRUE(Eventually([&] { return Errors().size() == 2; }));
+  EXPECT_TRUE(Eventually([&] { return Errors().size() == 2; }, kWait));
   EXPECT_EQ(
       Errors(),
       (std::vector<std::string>{
@@ -138,17 +135,19 @@ TEST_F(NamespaceWatchTest, ARelistAfterExpiredHistoryReplacesEveryLabel) {
   server_->Create(kNamespaces, Namespace("team-a", {{"gpugate.io/mode", "warn"}}));
   server_->Create(kNamespaces, Namespace("team-b", {{"gpugate.io/mode", "audit"}}));
   watch_->Start();
-  ASSERT_TRUE(Eventually([&] { return Labels("team-b") == "mode=audit mutate=-"; }));
+  ASSERT_TRUE(Eventually([&] { return Labels("team-b") == "mode=audit mutate=-"; }, kWait));
   // Changes the watch misses: history expired while the stream was down.
   server_->BreakWatches();
   server_->Delete(std::string(kNamespaces) + "/team-b");
   server_->Update(std::string(kNamespaces) + "/team-a",
                   Namespace("team-a", {{"gpugate.io/mode", "deny"}}));
   server_->ExpireHistory();
-  EXPECT_TRUE(Eventually([&] {
-    return Labels("team-a") == "mode=deny mutate=-" && Labels("team-b") == "mode=- mutate=-";
-  })) << Labels("team-a")
-      << " / " << Labels("team-b");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Labels("team-a") == "mode=deny mutate=-" && Labels("team-b") == "mode=- mutate=-";
+      },
+      kWait))
+      << Labels("team-a") << " / " << Labels("team-b");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace gpugate::manifest {
 namespace {
 
@@ -17,9 +19,7 @@ namespace fs = std::filesystem;
 class ManifestPathsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "gpugate-manifests-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
+    ASSERT_FALSE(scratch_.path().empty());
     for (const char* file : {"b.yaml", "a.json", "notes.txt", "sub/deeper/c.yml", "sub/d.yaml",
                              "sub/README.md", "sub/e.YAML"}) {
       fs::create_directories((root_ / file).parent_path());
@@ -27,7 +27,6 @@ class ManifestPathsTest : public ::testing::Test {
     }
     fs::create_directories(root_ / "empty.yaml");  // a directory, whatever its name
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // The paths, relative to the tree, or "error: message".
   std::vector<std::string> Paths(const std::string& arg) {
@@ -38,7 +37,8 @@ class ManifestPathsTest : public ::testing::Test {
     return out;
   }
 
-  fs::path root_;
+  gpugate::testing::TempDir scratch_{"gpugate-manifests-"};  // removed with the fixture
+  fs::path root_ = scratch_.path();
 };
 
 TEST_F(ManifestPathsTest, ADirectoryIsItsManifestFilesSortedAFileIsItself) {

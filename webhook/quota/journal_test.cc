@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/temp_dir.h"
+
 namespace gpugate::quota {
 namespace {
 
@@ -64,14 +66,9 @@ std::string Frame(std::string_view payload) {
   return out + std::string(payload);
 }
 
-class JournalTest : public testing::Test {
+class JournalTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::path(testing::TempDir()) / "gpugate-journal-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { ASSERT_FALSE(tmp_.path().empty()); }
 
   std::unique_ptr<Journal> Open(const fs::path& path, JournalOptions options = {}) {
     Result<std::unique_ptr<Journal>> journal = OpenFileJournal(path.string(), options);
@@ -96,7 +93,8 @@ class JournalTest : public testing::Test {
     for (const JournalRecord& r : records) ASSERT_TRUE(journal->Append(r).has_value());
   }
 
-  fs::path dir_;
+  gpugate::testing::TempDir tmp_{"gpugate-journal-"};  // removed with the fixture
+  fs::path dir_ = tmp_.path();
 };
 
 TEST(JournalEncoding, FramesWithLengthAndIeeeCrc) {

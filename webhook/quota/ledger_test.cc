@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "quota/testing.h"
+#include "support/temp_dir.h"
 
 namespace gpugate::quota {
 namespace {
@@ -533,14 +534,9 @@ TEST(LedgerJournal, CompactsToTheLiveSetWhenTheJournalAsks) {
                                    }));
 }
 
-class LedgerFileTest : public testing::Test {
+class LedgerFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::path(testing::TempDir()) / "gpugate-ledger-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { ASSERT_FALSE(tmp_.path().empty()); }
 
   std::unique_ptr<Ledger> OpenLedger() {
     Result<std::unique_ptr<Journal>> journal =
@@ -553,7 +549,8 @@ class LedgerFileTest : public testing::Test {
     return ledger;
   }
 
-  fs::path dir_;
+  gpugate::testing::TempDir tmp_{"gpugate-ledger-"};  // removed with the fixture
+  fs::path dir_ = tmp_.path();
 };
 
 TEST_F(LedgerFileTest, ANewLedgerOnTheSameFileHasTheSameState) {

@@ -117,7 +117,7 @@ TEST_F(EventServerTest, ProbesAreAnsweredWhileDribblersQueueOnEveryThread) {
 
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(holders[i]->Send(Get("/hold")));
-    ASSERT_TRUE(Eventually([&] { return holding == i + 1; })) << "hold " << i;
+    ASSERT_TRUE(Eventually([&] { return holding == i + 1; }, kWait)) << "hold " << i;
   }
   for (size_t i = 0; i < dribblers.size(); ++i) {
     std::string head =
@@ -194,7 +194,8 @@ TEST_F(EventServerTest, LargeBodiesAreRefusedPastTheBudgetWhileOrdinaryReviewsGo
     EXPECT_TRUE(c->ReadAnswer().starts_with("HTTP/1.1 200 OK\r\n"));
   }
   EXPECT_TRUE(Eventually(
-      [&] { return Sample(server_->RenderMetrics(), "gpugate_http_request_buffer_bytes") == 0; }));
+      [&] { return Sample(server_->RenderMetrics(), "gpugate_http_request_buffer_bytes") == 0; },
+      kWait));
   EXPECT_LE(Sample(server_->RenderMetrics(), "gpugate_http_request_buffer_peak_bytes"),
             double(8 * kMiB));
 }

@@ -112,11 +112,14 @@ TEST_F(EventServerTest, RefusesConnectionsOverMaxConnectionsUntilOneCloses) {
   EXPECT_EQ(second->ReadAnswer(), Wire("200 OK", "/second\n"));
 
   first.reset();  // the server notices the close in its own time
-  EXPECT_TRUE(Eventually([&] {
-    Client next(port_);
-    return next.Handshake() && next.Send(Get("/next")) &&
-           next.ReadAnswer() == Wire("200 OK", "/next\n");
-  })) << "no new connection was served after one of the two closed";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Client next(port_);
+        return next.Handshake() && next.Send(Get("/next")) &&
+               next.ReadAnswer() == Wire("200 OK", "/next\n");
+      },
+      kWait))
+      << "no new connection was served after one of the two closed";
 }
 
 // Only `phase` counts a connection past its deadline, exactly once.
@@ -196,11 +199,13 @@ TEST_F(EventServerTest, ClosesAConnectionThatStopsTakingItsAnswer) {
   ASSERT_TRUE(Start(tuning, handler));
   auto c = Connect();
   ASSERT_TRUE(c->Send(Get("/big")));  // and reads nothing until the server has given up
-  EXPECT_TRUE(Eventually([&] {
-    return server_->RenderMetrics().find(
-               "\ngpugate_http_connections_timed_out_total{phase=\"writing\"} 1\n") !=
-           std::string::npos;
-  }));
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return server_->RenderMetrics().find(
+                   "\ngpugate_http_connections_timed_out_total{phase=\"writing\"} 1\n") !=
+               std::string::npos;
+      },
+      kWait));
   ExpectTimedOutOnlyIn(server_->RenderMetrics(), "writing");
   const std::optional<std::string> taken = c->ReadToEnd();
   ASSERT_TRUE(taken.has_value()) << "the connection is still open";
@@ -312,7 +317,7 @@ TEST_F(EventServerTest, StopWaitsForABlockingAnswer) {
   ASSERT_TRUE(Start(TestTuning(), handler));
   auto c = Connect();
   ASSERT_TRUE(c->Send(Get("/slow")));
-  ASSERT_TRUE(Eventually([&] { return blocked.load(); }));
+  ASSERT_TRUE(Eventually([&] { return blocked.load(); }, kWait));
   server_->Stop();
   EXPECT_EQ(ran_.wait_for(200ms), std::future_status::timeout) << "Run() returned mid-answer";
   release.set_value();

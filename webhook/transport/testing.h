@@ -24,6 +24,7 @@
 
 #include "certs/test_certs.h"
 #include "common/deadline.h"
+#include "support/eventually.h"
 #include "tls/openssl_ptr.h"
 #include "transport/event_server.h"
 #include "transport/tls_context.h"
@@ -34,6 +35,9 @@ using namespace std::chrono_literals;
 
 // How long a test waits for anything the server should do at once (or after a short deadline).
 constexpr auto kWait = 5s;
+
+// Polls for an outcome, for kWait here (tests/support/eventually.h).
+using gpugate::testing::Eventually;
 // The deadline a test of deadlines sets: short, so the test takes a fraction of a second, and
 // long enough that the client's own steps (a TLS handshake, a write) finish well before it.
 constexpr auto kShortDeadline = 200ms;
@@ -211,17 +215,6 @@ inline Tuning TestTuning() {
   Tuning t;
   t.threads = 2;
   return t;
-}
-
-// Tries `attempt` every 20 ms until it returns true or kWait passes.
-template <typename F>
-inline bool Eventually(F attempt) {
-  const auto deadline = SteadyClock::now() + kWait;
-  while (!attempt()) {
-    if (SteadyClock::now() >= deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
 }
 
 // Runs one EventServer on a free port, Run() on its own thread; TearDown stops and joins it.

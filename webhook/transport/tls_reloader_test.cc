@@ -15,6 +15,7 @@
 #include <string>
 
 #include "certs/certificates.h"
+#include "support/temp_dir.h"
 #include "tls/pem.h"
 #include "transport/client_auth.h"
 
@@ -36,22 +37,15 @@ certs::CertBundle Issue(const std::string& clientName = "") {
   return bundle.value_or(certs::CertBundle{});
 }
 
-class Dir {
+// A scratch directory whose files are replaced as kubectl cp or a careful operator would.
+class Dir : public gpugate::testing::TempDir {
  public:
-  Dir() {
-    std::string pattern = (fs::path(::testing::TempDir()) / "gpugate-tls-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : "";
-  }
-  ~Dir() { fs::remove_all(path_); }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-  // Replaces `name` as an atomic rename, as kubectl cp or a careful operator would.
+  Dir() : TempDir("gpugate-tls-") {}
+  // Replaces `name` as an atomic rename.
   void Replace(const std::string& name, const std::string& content) const {
     std::ofstream(File(name + ".new"), std::ios::binary) << content;
     fs::rename(File(name + ".new"), File(name));
   }
-
- private:
-  fs::path path_;
 };
 
 // The serial number of the certificate a TLS client saw, in hex.

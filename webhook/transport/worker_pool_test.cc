@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "support/eventually.h"
+
 namespace gpugate::transport {
 namespace {
 
@@ -47,12 +49,7 @@ class Gate {
 // Polls `pool` until `pred(stats)` holds (up to 10 s).
 template <typename Pred>
 bool WaitForStats(const WorkerPool& pool, Pred pred) {
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (!pred(pool.Stats())) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
+  return gpugate::testing::Eventually([&] { return pred(pool.Stats()); }, 10s);
 }
 
 TEST(WorkerPool, GrowsPastTheCoreSoNoTaskWaitsForABusyOne) {
