@@ -121,7 +121,9 @@ TEST(HandlerMayBlock, OnlyAReviewThatReachesTheLedgerLeavesTheServingThread) {
     ASSERT_TRUE(request) << r.name << ": " << request.error().message;
     EXPECT_EQ(handler.MayBlock(*request), r.mayBlock) << r.name;
     handler.Validate(*request);
-    if (!r.mayBlock) EXPECT_EQ(counting.calls, 0) << r.name << ": the ledger was called";
+    if (!r.mayBlock) {
+      EXPECT_EQ(counting.calls, 0) << r.name << ": the ledger was called";
+    }
   }
 }
 
