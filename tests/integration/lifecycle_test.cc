@@ -87,7 +87,29 @@ TEST_F(TimeoutParam, AReviewPastItsDeadlineIsNotChargedAndAValidOneIs) {
   }
   EXPECT_EQ(UsedGpus(server), 1);
   // The late answer was logged as a decision with its reason.
-  EXPECT_NE(server.Logs().find("\"reason\":\"deadline-exceeded\""), std::string::npos);
+  // (Info lines go out in batches, within 50 ms: waited for, not read at once.)
+  EXPECT_TRUE(server.WaitForLog("\"reason\":\"deadline-exceeded\"", std::chrono::seconds(10)))
+      << server.Logs();
+}
+
+// Log lines go out in batches; SIGTERM must not lose the last ones, nor the line that says the
+// process stopped.
+TEST(LogOnStop, EveryDecisionIsInTheLogAfterSigterm) {
+  GpugateServer server;
+  auto client = server.Client();
+  constexpr int kReviews = 200;
+  for (int i = 0; i < kReviews; ++i) {
+    auto res =
+        client->Post("/validate", GpuCreate("p" + std::to_string(i)).dump(), "application/json");
+    ASSERT_TRUE(res && res->status == 200) << i;
+  }
+  ASSERT_EQ(server.Stop(), 0);
+  // The last line; the wait is for the test's reader of the exited process's output.
+  ASSERT_TRUE(server.WaitForLog("\"msg\":\"stopped\"", std::chrono::seconds(10))) << server.Logs();
+  const std::string logs = server.Logs();
+  for (int i = 0; i < kReviews; ++i) {
+    EXPECT_NE(logs.find("\"uid\":\"req-p" + std::to_string(i) + "\""), std::string::npos) << i;
+  }
 }
 
 // A TCP proxy standing in for a Service: each new connection goes to the next backend in its

@@ -137,6 +137,42 @@ TEST(Quota, ReleasesOnDeleteAndTerminalPhaseNeverOnDryRun) {
   EXPECT_EQ(Usage(server).second, 4);
 }
 
+// gpugate_http_blocking_handoffs_total from /metrics; -1 when absent.
+double Handoffs(const GpugateServer& server) {
+  auto res = server.Client()->Get("/metrics");
+  EXPECT_TRUE(res && res->status == 200);
+  if (!res) return -1;
+  const std::string name = "\ngpugate_http_blocking_handoffs_total ";
+  size_t at = res->body.find(name);
+  return at == std::string::npos ? -1 : std::stod(res->body.substr(at + name.size()));
+}
+
+// A review leaves the serving thread only when it reaches a ledger that may wait: with a journal,
+// a GPU pod's charge (dry runs included) and a release; nothing else, and nothing at all on a
+// ledger kept in memory only.
+TEST(Quota, OnlyReviewsThatMayWaitOnTheJournalAreHandedToABlockingThread) {
+  TempDir dir;
+  dir.Write("journaled.yaml", QuotaConfig(dir.File("ledger"), 4));
+  GpugateServer server({"--config", dir.File("journaled.yaml")});
+  json cpuPod = GpuPod("cpu", json::array({json::object()}));
+  EXPECT_TRUE(AllowedBy(server, MakeReview(cpuPod, {.uid = "req-cpu"})));
+  EXPECT_TRUE(AllowedBy(server, StatusReview("a", "ua", "Running")));
+  json dryDelete = DeleteReview("a", "ua");
+  dryDelete["request"]["dryRun"] = true;
+  EXPECT_TRUE(AllowedBy(server, dryDelete));
+  EXPECT_EQ(Handoffs(server), 0);
+  EXPECT_TRUE(AllowedBy(server, CreateReview("a", "ua", 1)));
+  EXPECT_TRUE(AllowedBy(server, CreateReview("b", "ub", 1, /*dryRun=*/true)));
+  EXPECT_TRUE(AllowedBy(server, DeleteReview("a", "ua")));
+  EXPECT_EQ(Handoffs(server), 3);
+
+  dir.Write("memory.yaml", QuotaConfig("", 4));
+  GpugateServer memoryOnly({"--config", dir.File("memory.yaml")});
+  EXPECT_TRUE(AllowedBy(memoryOnly, CreateReview("a", "ua", 1)));
+  EXPECT_TRUE(AllowedBy(memoryOnly, DeleteReview("a", "ua")));
+  EXPECT_EQ(Handoffs(memoryOnly), 0);
+}
+
 TEST(Quota, DuplicateCreateNeverErasesTheRunningPodsCharge) {
   TempDir dir;
   dir.Write("gpugate.yaml", QuotaConfig("", 4));

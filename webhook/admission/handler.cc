@@ -4,6 +4,7 @@
 
 #include "admission/flavor_check.h"
 #include "common/deadline.h"
+#include "policy/gpu_demand.h"
 #include "policy/mutation.h"
 #include "policy/pod_facts.h"
 #include "policy/rule_inputs.h"
@@ -133,7 +134,20 @@ review::Decision Handler::Validate(const review::AdmissionRequest& request) cons
 }
 
 bool Handler::MayBlock(const review::AdmissionRequest& request) const {
-  return ledger_ && IsPodResource(request) && !settings_.IsExempt(request.ns);
+  if (!ledger_ || !ledger_->MayWait()) return false;
+  if (!IsPodResource(request) || settings_.IsExempt(request.ns)) return false;
+  // The cases follow Validate's calls of the ledger: the two releases, then the charge.
+  if (request.operation == "DELETE") return request.subResource.empty() && !request.dryRun;
+  if (request.operation == "UPDATE") {
+    return request.subResource == "status" && policy::IsFinishedPhase(request.phase) &&
+           !request.dryRun;
+  }
+  if (request.operation != "CREATE" || Unchecked(request)) return false;
+  // A dry run still reads the ledger under its lock (held across a journal write) or through
+  // the cluster's group commit, so it may wait too. A pod that asks for no managed resource is
+  // charged nothing: PodCharge is empty whenever IsGpuPod is false.
+  const policy::PodSpecView* own = policy::OwnPodSpec(request.object);
+  return own != nullptr && policy::IsGpuPod(*own, settings_);
 }
 
 bool Handler::Ready() const {

@@ -39,7 +39,11 @@ class Handler {
   review::Decision Mutate(const review::AdmissionRequest& request) const;
 
   // Whether Validate may wait on the ledger (a Pod's charge or release: a journal fsync, the
-  // API server), so the transport answers it on a thread that may block.
+  // API server), so the transport answers it on a thread that may block. False guarantees that
+  // Validate does not call a ledger that may wait (quota::Accounting::MayWait: a memory-only
+  // ledger never does). True for a release that is not a dry run, and for the
+  // CREATE of a Pod that asks for a managed resource, even one the rules go on to refuse (finding
+  // that out is the rules' whole work: it is not done twice).
   bool MayBlock(const review::AdmissionRequest& request) const;
 
   // Whether every source of the decisions is ready: the ledger, and the namespace labels.

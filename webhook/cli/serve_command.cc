@@ -204,6 +204,7 @@ int RunServe(const std::vector<std::string>& args) {
   server.Run();
   signals.join();
   transport::LogLine("stopped").Info();
+  transport::FlushLogs();
   return 0;
 }
 

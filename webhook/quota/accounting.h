@@ -108,6 +108,11 @@ class Accounting {
 
   virtual const QuotaConfig& config() const = 0;
 
+  // Whether Reserve and Release may wait on something outside memory (a journal's fsync, the API
+  // server). False: they answer from memory, holding a lock no longer than that takes, so a
+  // caller that must not block may call them.
+  virtual bool MayWait() const { return true; }
+
   // False until the accounting can answer exactly (the cluster form before its first full sync
   // with the API). /readyz reports it.
   virtual bool Ready() const { return true; }

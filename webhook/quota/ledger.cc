@@ -213,6 +213,8 @@ Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
   return true;
 }
 
+bool Ledger::MayWait() const { return impl_->journal != nullptr; }
+
 std::vector<NamespaceUsage> Ledger::Usage(std::string_view onlyNs) const {
   std::lock_guard lock(impl_->mu);
   std::vector<NamespaceUsage> out;

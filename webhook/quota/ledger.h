@@ -65,6 +65,9 @@ class Ledger : public Accounting {
   std::vector<Charge> Charges() const;
 
   const QuotaConfig& config() const override { return config_; }
+  // Only with a journal: a memory-only ledger never waits but for its lock, held only for
+  // memory work then.
+  bool MayWait() const override;
 
  private:
   struct Impl;

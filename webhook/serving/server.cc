@@ -92,7 +92,7 @@ void Server::Route(const Request& req, Response& res) {
 
 void Server::RenderMetrics(Response& res) const {
   std::string body = metrics_.Render() + http_->RenderMetrics() + tls_->RenderMetrics() +
-                     clientAuth_->RenderMetrics();
+                     clientAuth_->RenderMetrics() + transport::RenderLogMetrics();
   if (const quota::Accounting* ledger = handler_.ledger())
     body += quota::UsagePrometheus(ledger->Usage());
   res.Set(200, std::move(body), "text/plain; version=0.0.4");

@@ -76,6 +76,10 @@ std::string EventServer::RenderMetrics() const {
       {"gpugate_http_blocking_queued", "gauge",
        "Answers waiting for a blocking thread (all blockingWorkers.maxThreads busy).",
        blocking.waiting},
+      {"gpugate_http_blocking_handoffs_total", "counter",
+       "Answers handed from a serving thread to a blocking thread (Response::blocking: a review "
+       "that may wait on the quota ledger); each costs a wake-up and a task switch.",
+       blocking.tasks},
       {"gpugate_http_blocking_stack_peak_bytes", "gauge",
        "Most of one blocking thread's stack ever used.", blocking.stackPeakBytes},
   };

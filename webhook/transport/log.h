@@ -8,8 +8,18 @@
 
 namespace gpugate::transport {
 
-// Installs the JSON-lines logger as spdlog's default. Call once at start-up.
+// Installs the JSON-lines logger as spdlog's default. Call once at start-up, with the signals
+// the process waits for already blocked (it starts a thread). Lines go out in batches
+// (transport/batched_sink.h): warnings and errors at once with what is before them, info lines
+// within 50 ms, and every line by FlushLogs or the process's normal exit.
 void InitJsonLogging();
+
+// Writes out every line logged so far. Thread-safe.
+void FlushLogs();
+
+// The log's counters in the Prometheus text format (gpugate_log_lines_total,
+// gpugate_log_writes_total, gpugate_log_lines_dropped_total); zeros before InitJsonLogging.
+std::string RenderLogMetrics();
 
 class LogLine {
  public:
