@@ -12,6 +12,8 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/e2e/checks.sh
+source "$root/tests/e2e/checks.sh"
 helm=${1:?usage: e2e.sh HELM [K8S_VERSION]}
 work=$(mktemp -d /tmp/gpugate-chart-e2e.XXXXXX)
 cluster=$work/cluster
@@ -37,28 +39,7 @@ trap teardown EXIT
 k() { "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" --cache-dir "$work/kube-cache" "$@"; }
 h() { "$helm" --kubeconfig "$KUBECONFIG" "$@"; }
 
-check() {  # NAME COMMAND...: one assertion; its output is shown only when it fails
-  local name=$1 out
-  shift
-  if out=$("$@" 2>&1); then
-    passed=$((passed + 1))
-    echo "ok    $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL  $name"
-    sed 's/^/      /' <<<"$out" | tail -n 20
-  fi
-}
 
-eventually() {  # TENTHS COMMAND...: retries for up to TENTHS tenths of a second
-  local tenths=$1 i
-  shift
-  for ((i = 0; i < tenths; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  "$@"
-}
 
 pod() {  # NAME NS GPUS [privileged]
   cat <<EOF

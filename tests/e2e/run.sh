@@ -11,6 +11,8 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/e2e/checks.sh
+source "$root/tests/e2e/checks.sh"
 work=$(mktemp -d /tmp/gpugate-e2e.XXXXXX)
 cluster=$work/cluster
 gpugate=$root/build/webhook/gpugate
@@ -37,30 +39,7 @@ trap teardown EXIT
 
 k() { "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" --cache-dir "$work/kube-cache" "$@"; }
 
-# check NAME COMMAND...: one assertion; its output is shown only when it fails.
-check() {
-  local name=$1 out
-  shift
-  if out=$("$@" 2>&1); then
-    passed=$((passed + 1))
-    echo "ok    $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL  $name"
-    sed 's/^/      /' <<<"$out" | tail -n 20
-  fi
-}
 
-# eventually TENTHS COMMAND...: retries for up to TENTHS tenths of a second.
-eventually() {
-  local tenths=$1 i
-  shift
-  for ((i = 0; i < tenths; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  "$@"
-}
 
 # refused_with TEXT: applies stdin; succeeds when the API server refused it with TEXT in the message.
 refused_with() {

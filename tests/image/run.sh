@@ -10,6 +10,8 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/e2e/checks.sh
+source "$root/tests/e2e/checks.sh"
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$root/tools/image/containers.conf}
 version=$(awk '$1 == "appVersion:" { gsub(/"/, "", $2); print $2 }' "$root/manifests/helm/gpugate/Chart.yaml")
 image=${1:-gpugate:$version}
@@ -23,28 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {  # NAME COMMAND...
-  local what=$1 out
-  shift
-  if out=$("$@" 2>&1); then
-    passed=$((passed + 1))
-    echo "ok    $what"
-  else
-    failed=$((failed + 1))
-    echo "FAIL  $what"
-    sed 's/^/      /' <<<"$out" | tail -n 20
-  fi
-}
 
-eventually() {  # TENTHS COMMAND...
-  local tenths=$1 i
-  shift
-  for ((i = 0; i < tenths; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  "$@"
-}
 
 podman image exists "$image" || { echo "image-test: no $image in podman's store: run make image" >&2; exit 2; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
