@@ -1,7 +1,5 @@
 #include "cluster/gpu_quota_record.h"
 
-#include <time.h>
-
 #include <cstdint>
 
 namespace gpugate::cluster {
@@ -75,17 +73,6 @@ std::string Summary(const quota::Amounts& amounts) {
   return out;
 }
 
-// Reads exactly `n` digits at `pos`; -1 when they are not all digits.
-int Digits(std::string_view text, size_t pos, size_t n) {
-  if (pos + n > text.size()) return -1;
-  int value = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (text[i] < '0' || text[i] > '9') return -1;
-    value = value * 10 + (text[i] - '0');
-  }
-  return value;
-}
-
 }  // namespace
 
 std::string GpuQuotaRecord::resourceVersion() const {
@@ -153,53 +140,6 @@ json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view name,
                       {"usedSummary", Summary(used)},
                       {"hardSummary", Summary(hard)}};
   return object;
-}
-
-std::string FormatRfc3339(WallClock::time_point t) {
-  auto ms = std::chrono::floor<std::chrono::milliseconds>(t.time_since_epoch()).count();
-  time_t seconds = static_cast<time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-  struct tm utc {};
-  gmtime_r(&seconds, &utc);
-  char buf[40];
-  size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
-  snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms - seconds * 1000LL));
-  return buf;
-}
-
-Result<WallClock::time_point> ParseRfc3339(std::string_view text) {
-  auto bad = [&] { return Fail("\"" + std::string(text) + "\": want an RFC 3339 time"); };
-  struct tm utc {};
-  utc.tm_year = Digits(text, 0, 4) - 1900;
-  utc.tm_mon = Digits(text, 5, 2) - 1;
-  utc.tm_mday = Digits(text, 8, 2);
-  utc.tm_hour = Digits(text, 11, 2);
-  utc.tm_min = Digits(text, 14, 2);
-  utc.tm_sec = Digits(text, 17, 2);
-  if (text.size() < 20 || text[4] != '-' || text[7] != '-' ||
-      (text[10] != 'T' && text[10] != 't') || text[13] != ':' || text[16] != ':' ||
-      utc.tm_year < 0 || utc.tm_mon < 0 || utc.tm_mday < 1 || utc.tm_hour < 0 || utc.tm_min < 0 ||
-      utc.tm_sec < 0) {
-    return bad();
-  }
-  size_t pos = 19;
-  std::chrono::milliseconds fraction{0};
-  if (text[pos] == '.') {
-    int scale = 100;
-    for (++pos; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos, scale /= 10) {
-      fraction += std::chrono::milliseconds((text[pos] - '0') * scale);
-    }
-  }
-  std::chrono::seconds offset{0};
-  std::string_view zone = text.substr(std::min(pos, text.size()));
-  if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':' &&
-      Digits(zone, 1, 2) >= 0 && Digits(zone, 4, 2) >= 0) {
-    offset = std::chrono::hours(Digits(zone, 1, 2)) + std::chrono::minutes(Digits(zone, 4, 2));
-    if (zone[0] == '-') offset = -offset;
-  } else if (zone != "Z" && zone != "z") {
-    return bad();
-  }
-  time_t seconds = timegm(&utc);
-  return WallClock::from_time_t(seconds) - offset + fraction;
 }
 
 quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record) {

@@ -26,14 +26,15 @@
 
 #include "cluster/kube_object.h"
 #include "common/result.h"
+#include "common/rfc3339.h"
 #include "quota/accounting.h"
 #include "quota/amounts.h"
 
 namespace gpugate::cluster {
 
-// The wall clock: charges carry their admission time, which other replicas read, so it is the
-// system clock (replicas agree on it through NTP), unlike transport::Clock (steady, for deadlines).
-using WallClock = std::chrono::system_clock;
+// The wall clock (common/rfc3339.h): charges carry their admission time, which other replicas
+// read, so it is the system clock (replicas agree on it through NTP).
+using gpugate::WallClock;
 
 inline constexpr std::string_view kGpuQuotaKind = "GPUQuota";
 
@@ -76,9 +77,8 @@ nlohmann::json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view nam
 // written with (what `gpugate quota --kubeconfig` shows without running the ledger).
 quota::NamespaceUsage RecordedUsage(const GpuQuotaRecord& record);
 
-// RFC 3339 in UTC with milliseconds ("2024-05-01T12:00:00.250Z"); parsing also accepts whole
-// seconds and numeric offsets ("2024-05-01T14:00:00+02:00").
-std::string FormatRfc3339(WallClock::time_point t);
-Result<WallClock::time_point> ParseRfc3339(std::string_view text);
+// Charges' admission times are written and read as common/rfc3339.h does.
+using gpugate::FormatRfc3339;
+using gpugate::ParseRfc3339;
 
 }  // namespace gpugate::cluster
