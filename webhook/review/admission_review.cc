@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <array>
+#include <charconv>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -60,11 +61,11 @@ class EnvelopeReader {
     }
     const Found req = ObjectOf(request);
     if (!req) return Fail("request must be an object");
-    static constexpr std::array<std::string_view, 10> kRequest = {
-        "uid",       "kind",      "resource", "subResource", "name",
-        "namespace", "operation", "dryRun",   "object",      "oldObject"};
+    static constexpr std::array<std::string_view, 11> kRequest = {
+        "uid",       "kind",   "resource", "subResource", "name",   "namespace",
+        "operation", "dryRun", "object",   "oldObject",   "options"};
     const auto [uid, objectKind, resource, subResource, name, ns, operation, dryRun, object,
-                oldObject] = json_.FindAll(*req, kRequest);
+                oldObject, options] = json_.FindAll(*req, kRequest);
     out.uid = StringOf(uid);
     if (out.uid.empty()) return Fail("request.uid must be a non-empty string");
     if (const Found k = ObjectOf(objectKind)) {
@@ -79,8 +80,16 @@ class EnvelopeReader {
     out.operation = StringOf(operation);
     if (dryRun && json_.Type(*dryRun) == JsonType::kBoolean) out.dryRun = json_.Bool(*dryRun);
     if (object && json_.Type(*object) != JsonType::kNull) ReadObject(*object, out);
+    const bool pod = out.IsPod();
+    if (const Found o = ObjectOf(object); o && pod && out.subResource == "status") {
+      out.pod = LifecycleOf(*o);
+    }
+    if (const Found opts = ObjectOf(options); opts && out.operation == "DELETE") {
+      out.gracePeriodSeconds = IntegerOf(json_.Find(*opts, "gracePeriodSeconds"));
+    }
     if (const Found o = ObjectOf(oldObject)) {
       out.oldObjectMeta = MetaOf(json_.Find(*o, "metadata"));
+      if (pod) out.oldPod = LifecycleOf(*o);
       if (out.operation == "UPDATE" && out.subResource.empty()) {
         out.hasOldObject = true;
         out.oldObject = WalkPodSpecs(oldJson_, *o, texts_, backing_);
@@ -100,6 +109,52 @@ class EnvelopeReader {
 
   Found ObjectOf(Found v) const {
     return v && json_.Type(*v) == JsonType::kObject ? v : std::nullopt;
+  }
+
+  // An integer's value; nullopt when absent, not a number, or not an integer within int64.
+  std::optional<int64_t> IntegerOf(Found v) const {
+    if (!v || json_.Type(*v) != JsonType::kNumber) return std::nullopt;
+    // A non-integer's text is not asked for (it cannot be a grace period): "" finds none.
+    const std::string text = json_.NumberText(*v, [] { return std::string(); });
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+  }
+
+  std::optional<WallClock::time_point> TimeOf(Found v) const {
+    const std::string text = StringOf(v);
+    if (text.empty()) return std::nullopt;
+    Result<WallClock::time_point> t = ParseRfc3339(text);
+    return t ? std::optional(*t) : std::nullopt;
+  }
+
+  // A Pod's lifecycle fields (PodLifecycle), from the object.
+  PodLifecycle LifecycleOf(Value pod) const {
+    static constexpr std::array<std::string_view, 3> kPod = {"metadata", "spec", "status"};
+    const auto [metadata, spec, status] = json_.FindAll(pod, kPod);
+    PodLifecycle out;
+    if (const Found m = ObjectOf(metadata)) {
+      static constexpr std::array<std::string_view, 2> kMeta = {"deletionTimestamp",
+                                                                "deletionGracePeriodSeconds"};
+      const auto [timestamp, grace] = json_.FindAll(*m, kMeta);
+      out.deletionTimestamp = TimeOf(timestamp);
+      out.deletionGracePeriodSeconds = IntegerOf(grace);
+    }
+    if (const Found s = ObjectOf(spec)) {
+      static constexpr std::array<std::string_view, 2> kSpec = {"nodeName",
+                                                                "terminationGracePeriodSeconds"};
+      const auto [nodeName, grace] = json_.FindAll(*s, kSpec);
+      out.nodeName = StringOf(nodeName);
+      out.terminationGracePeriodSeconds = IntegerOf(grace);
+    }
+    if (const Found s = ObjectOf(status)) {
+      static constexpr std::array<std::string_view, 2> kStatus = {"phase", "startTime"};
+      const auto [phase, startTime] = json_.FindAll(*s, kStatus);
+      out.phase = StringOf(phase);
+      out.startTime = TimeOf(startTime);
+    }
+    return out;
   }
 
   // request.object: its pod specs, metadata and phase; its namespace when the request has none.

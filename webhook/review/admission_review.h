@@ -11,12 +11,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "common/deadline.h"
 #include "common/result.h"
+#include "common/rfc3339.h"
 #include "policy/pod_view.h"
 #include "review/decision.h"
 
@@ -33,6 +35,18 @@ struct ObjectMeta {
   std::string name;       // set by the apiserver before validation, even for generateName
   std::string uid;        // set before validating admission on CREATE
   bool deleting = false;  // metadata.deletionTimestamp is set
+};
+
+// What gpugate reads of a Pod's lifecycle, to tell when it stops holding its devices
+// (quota/release_edge.h). Each field is as the API server stored it; a field that is absent, or
+// not of its type (a time that is not RFC 3339, a grace period that is not an integer), is empty.
+struct PodLifecycle {
+  std::string nodeName;                                    // spec.nodeName: "" until scheduled
+  std::optional<int64_t> terminationGracePeriodSeconds;    // spec.terminationGracePeriodSeconds
+  std::string phase;                                       // status.phase
+  std::optional<WallClock::time_point> startTime;          // status.startTime (set by the kubelet)
+  std::optional<WallClock::time_point> deletionTimestamp;  // metadata.deletionTimestamp
+  std::optional<int64_t> deletionGracePeriodSeconds;       // metadata.deletionGracePeriodSeconds
 };
 
 struct AdmissionRequest {
@@ -57,6 +71,12 @@ struct AdmissionRequest {
   // (review/same_value.h): every field of each spec, not only those the rules read.
   bool samePodSpecs = false;
   std::string phase;  // request.object.status.phase, for Pods
+  // For Pods: `oldPod` from request.oldObject (the pod as stored before this DELETE or UPDATE),
+  // `pod` from request.object of a status update. Empty otherwise.
+  PodLifecycle oldPod;
+  PodLifecycle pod;
+  // request.options.gracePeriodSeconds of a DELETE (its DeleteOptions); nullopt when not given.
+  std::optional<int64_t> gracePeriodSeconds;
   // When gpugate must have its answer ready: the caller's ?timeout= less a margin for sending it
   // (serving/answer_deadline.h). Not part of the body: the serving layer sets it. kNoDeadline:
   // none known.

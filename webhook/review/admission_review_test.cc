@@ -261,6 +261,18 @@ TEST(DecodeReview, PodKind) {
 }
 
 // Everything DecodeReview hands the handler, as text, to compare two decodes.
+std::string Render(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+std::string Render(const std::optional<WallClock::time_point>& t) {
+  return t ? FormatRfc3339(*t) : "-";
+}
+
+// "node=gpu-node-1 tgps=30 phase=Running start=... deletion=-+-": a pod's lifecycle fields.
+std::string Render(const PodLifecycle& p) {
+  return "node=" + p.nodeName + " tgps=" + Render(p.terminationGracePeriodSeconds) +
+         " phase=" + p.phase + " start=" + Render(p.startTime) +
+         " deletion=" + Render(p.deletionTimestamp) + "+" + Render(p.deletionGracePeriodSeconds);
+}
+
 std::string Render(const AdmissionRequest& r) {
   std::ostringstream out;
   out << r.apiVersion << "|" << r.uid << "|" << r.kind.group << "/" << r.kind.version << "/"
@@ -268,6 +280,8 @@ std::string Render(const AdmissionRequest& r) {
       << "|" << r.operation << "|" << r.dryRun << r.hasObject << "|" << r.objectMeta.name << "/"
       << r.objectMeta.uid << "/" << r.objectMeta.deleting << "|" << r.oldObjectMeta.name << "/"
       << r.oldObjectMeta.uid << "/" << r.oldObjectMeta.deleting << "|" << r.phase << "\n";
+  out << "lifecycle old=" << Render(r.oldPod) << " pod=" << Render(r.pod)
+      << " grace=" << Render(r.gracePeriodSeconds) << "\n";
   for (const auto& e : r.object.shapeErrors) out << "error " << e.path << ": " << e.problem << "\n";
   for (const auto& pod : r.object.podSpecs) {
     out << "pod " << pod.path << " " << pod.pointer << " " << pod.metadataPath << " "
@@ -321,6 +335,49 @@ TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
     ASSERT_TRUE(got.has_value()) << got.error().message;
     ASSERT_TRUE(baseline.has_value()) << baseline.error().message;
     EXPECT_EQ(Render(*got), Render(*baseline));
+  }
+}
+
+// What a Pod's DELETE review says of the deletion, from the golden reviews of the three kinds.
+TEST(DecodeReview, PodLifecycleOfADelete) {
+  struct Case {
+    const char* file;
+    const char* want;  // Render(oldPod), then the DELETE's gracePeriodSeconds
+  } cases[] = {
+      {"graceful-delete-of-a-running-pod-allowed",
+       "node=gpu-node-1 tgps=30 phase=Running start=2026-11-27T19:00:05.000Z deletion=-+- 60"},
+      {"kubelet-final-delete-allowed",
+       "node=gpu-node-1 tgps=30 phase=Running start=2026-11-27T19:00:05.000Z "
+       "deletion=2026-11-27T20:01:00.000Z+60 0"},
+      {"unscheduled-pod-delete-allowed", "node= tgps=30 phase=Pending start=- deletion=-+- -"},
+  };
+  for (const Case& c : cases) {
+    std::ifstream in(std::string(GPUGATE_SOURCE_DIR) + "/tests/testdata/validate/deletion--" +
+                     c.file + ".request.json");
+    std::string body{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    auto r = DecodeReview(body);
+    ASSERT_TRUE(r) << c.file << ": " << r.error().message;
+    EXPECT_EQ(Render(r->oldPod) + " " + Render(r->gracePeriodSeconds), c.want) << c.file;
+    EXPECT_EQ(Render(r->pod), "node= tgps=- phase= start=- deletion=-+-") << c.file;
+  }
+}
+
+// A field of the wrong type reads as absent; a deletionTimestamp that is not a time still marks
+// the pod as being deleted.
+TEST(DecodeReview, PodLifecycleFieldsOfTheWrongTypeReadAsAbsent) {
+  const std::string old =
+      R"({"metadata":{"name":"p","deletionTimestamp":"yesterday","deletionGracePeriodSeconds":"30"},)"
+      R"("spec":{"nodeName":7,"terminationGracePeriodSeconds":30.5},)"
+      R"("status":{"phase":["Running"],"startTime":"2026-13-01T00:00:00Z"}})";
+  for (const char* grace : {R"("60")", "60.5", "1e2", "99999999999999999999", "null", "true"}) {
+    SCOPED_TRACE(grace);
+    auto r = DecodeReview(Review(R"("uid":"u","kind":{"group":"","version":"v1","kind":"Pod"},)"
+                                 R"("operation":"DELETE","object":null,"oldObject":)" +
+                                 old + R"(,"options":{"gracePeriodSeconds":)" + grace + "}"));
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(Render(r->oldPod), "node= tgps=- phase= start=- deletion=-+-");
+    EXPECT_TRUE(r->oldObjectMeta.deleting);
+    EXPECT_EQ(r->gracePeriodSeconds, std::nullopt);
   }
 }
 
