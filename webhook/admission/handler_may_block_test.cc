@@ -27,6 +27,11 @@ class CountingLedger : public quota::Accounting {
     ++calls;
     return inner_.Release(pod, deadline);
   }
+  Result<bool> ReleaseAt(const quota::PodRef& pod, WallClock::time_point at,
+                         quota::Deadline deadline) override {
+    ++calls;
+    return inner_.ReleaseAt(pod, at, deadline);
+  }
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs) const override {
     return inner_.Usage(onlyNs);
   }

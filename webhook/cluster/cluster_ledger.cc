@@ -351,6 +351,14 @@ Result<bool> ClusterLedger::Release(const quota::PodRef& pod, quota::Deadline de
   return result->released;
 }
 
+Result<bool> ClusterLedger::ReleaseAt(const quota::PodRef& pod, WallClock::time_point,
+                                      quota::Deadline) {
+  std::optional<GpuQuotaRecord> cached = engine_->cache.Record(pod.ns);
+  return cached && cached->charges.contains(pod.name);
+}
+
+WallClock::time_point ClusterLedger::Now() const { return engine_->Now(); }
+
 GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return engine_->commits.stats(); }
 
 std::vector<quota::NamespaceUsage> ClusterLedger::Usage(std::string_view onlyNs) const {

@@ -103,6 +103,14 @@ class ClusterLedger : public quota::Accounting {
   // without calling the API: a charge the watch has not shown yet is the reconciler's to drop.
   Result<bool> Release(const quota::PodRef& pod, quota::Deadline deadline) override;
   using quota::Accounting::Release;
+  // Writes nothing: the pod watch shows the deletion (deletionTimestamp and its grace period),
+  // and the reconciler drops the charge once the pod is gone or that time has passed
+  // (reconcile.h), in every replica alike. Answers whether the watched record holds a charge
+  // under the pod's name; never calls the API.
+  Result<bool> ReleaseAt(const quota::PodRef& pod, WallClock::time_point releaseAt,
+                         quota::Deadline deadline) override;
+  // options.clock, or the system clock.
+  WallClock::time_point Now() const override;
   // From the watched GPUQuota objects and limits: no API call, never blocks on the API.
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
   const quota::QuotaConfig& config() const override { return config_; }

@@ -14,6 +14,7 @@
 
 #include "common/deadline.h"
 #include "common/result.h"
+#include "common/rfc3339.h"
 #include "quota/amounts.h"
 #include "quota/quota_config.h"
 
@@ -34,6 +35,8 @@ using gpugate::kNoDeadline;
 struct Charge {
   PodRef pod;
   Amounts amounts;  // milli-units, plain resources and weighted figures
+  // Set while the pod is being deleted: when the charge stops counting (Accounting::ReleaseAt).
+  std::optional<WallClock::time_point> releaseAt;
 };
 
 // What a charge asks for.
@@ -102,6 +105,17 @@ class Accounting {
   // Gives back what was charged under `pod`'s namespace/name. Returns whether anything was.
   virtual Result<bool> Release(const PodRef& pod, Deadline deadline) = 0;
   Result<bool> Release(const PodRef& pod) { return Release(pod, kNoDeadline); }
+
+  // The pod is being deleted gracefully: what is charged under its namespace/name keeps
+  // counting until `releaseAt` has passed (deletionTimestamp + deletionGracePeriodSeconds,
+  // quota/release_edge.h), unless released before; a later call may only bring that earlier.
+  // Returns whether anything is charged there. An error means it could not be recorded; the
+  // charge then counts until it is released.
+  virtual Result<bool> ReleaseAt(const PodRef& pod, WallClock::time_point releaseAt,
+                                 Deadline deadline) = 0;
+
+  // The time the accounting reads its release times against (an injected clock in tests).
+  virtual WallClock::time_point Now() const { return WallClock::now(); }
 
   // Usage of every namespace with a limit or a charge, sorted by namespace; `onlyNs` filters.
   virtual std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const = 0;

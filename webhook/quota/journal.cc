@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -17,7 +18,8 @@ namespace {
 
 constexpr size_t kHeaderSize = 8;            // u32 length, u32 CRC-32
 constexpr uint32_t kMaxPayload = 16u << 20;  // a longer length can only be corruption
-constexpr uint8_t kFormatVersion = 1;
+constexpr uint8_t kFormatVersion = 2;        // the newest this gpugate reads; see journal.h
+constexpr uint8_t kChargeVersion = 1;        // charges and releases are still written as version 1
 
 constexpr std::array<uint32_t, 256> MakeCrcTable() {
   std::array<uint32_t, 256> table{};
@@ -74,14 +76,32 @@ struct PayloadReader {
   std::string String() { return std::string(Take(Number(4))); }
 };
 
-// Payload: u8 version, u8 type, ns, name, uid, u32 count, count x (name, i64 milli-units).
+uint8_t TypeCode(JournalRecord::Type type) {
+  switch (type) {
+    case JournalRecord::Type::kCharge:
+      return 0;
+    case JournalRecord::Type::kRelease:
+      return 1;
+    case JournalRecord::Type::kReleaseAt:
+      return 2;
+  }
+  return 0;
+}
+
+// The payload, as journal.h lays it out.
 std::string EncodePayload(const JournalRecord& record) {
   std::string out;
-  out.push_back(static_cast<char>(kFormatVersion));
-  out.push_back(record.type == JournalRecord::Type::kCharge ? 0 : 1);
+  const bool releaseAt = record.type == JournalRecord::Type::kReleaseAt;
+  out.push_back(static_cast<char>(releaseAt ? kFormatVersion : kChargeVersion));
+  out.push_back(static_cast<char>(TypeCode(record.type)));
   PutString(out, record.ns);
   PutString(out, record.name);
   PutString(out, record.uid);
+  if (releaseAt) {
+    auto ms = std::chrono::floor<std::chrono::milliseconds>(record.releaseAt.time_since_epoch());
+    PutLittleEndian(out, static_cast<uint64_t>(ms.count()), 8);
+    return out;
+  }
   bool charge = record.type == JournalRecord::Type::kCharge;
   PutLittleEndian(out, charge ? record.amounts.size() : 0, 4);
   if (!charge) return out;
@@ -96,15 +116,28 @@ std::optional<JournalRecord> DecodePayload(std::string_view payload) {
   PayloadReader reader{payload};
   JournalRecord record;
   uint64_t version = reader.Number(1), type = reader.Number(1);
-  if (version != kFormatVersion || type > 1) return std::nullopt;
-  record.type = type == 0 ? JournalRecord::Type::kCharge : JournalRecord::Type::kRelease;
+  // Type 2 came with version 2; a version-1 record of type 2 was never written.
+  if (version < 1 || version > kFormatVersion || type > 2 || (type == 2 && version < 2)) {
+    return std::nullopt;
+  }
+  record.type = type == 0   ? JournalRecord::Type::kCharge
+                : type == 1 ? JournalRecord::Type::kRelease
+                            : JournalRecord::Type::kReleaseAt;
   record.ns = reader.String();
   record.name = reader.String();
   record.uid = reader.String();
-  uint64_t count = reader.Number(4);
-  for (uint64_t i = 0; i < count && reader.ok; ++i) {
-    std::string resource = reader.String();
-    record.amounts[resource] = static_cast<int64_t>(reader.Number(8));
+  if (record.type == JournalRecord::Type::kReleaseAt) {
+    auto ms = static_cast<int64_t>(reader.Number(8));
+    // Out of WallClock's range only by corruption that kept its checksum: not a record.
+    constexpr int64_t kMaxMs = int64_t{9'000'000'000'000};  // about year 2255
+    if (ms < -kMaxMs || ms > kMaxMs) return std::nullopt;
+    record.releaseAt = WallClock::time_point(std::chrono::milliseconds(ms));
+  } else {
+    uint64_t count = reader.Number(4);
+    for (uint64_t i = 0; i < count && reader.ok; ++i) {
+      std::string resource = reader.String();
+      record.amounts[resource] = static_cast<int64_t>(reader.Number(8));
+    }
   }
   if (!reader.ok || !reader.in.empty()) return std::nullopt;
   return record;
@@ -192,7 +225,7 @@ class FileJournal final : public Journal {
       if (version > kFormatVersion) {
         // Intact, but written by a newer gpugate: refuse to start rather than cut it off.
         return Fail(path_ + ": record at byte " + std::to_string(offset) + " has format version " +
-                    std::to_string(version) + "; this gpugate reads version 1");
+                    std::to_string(version) + "; this gpugate reads versions 1 and 2");
       }
       std::optional<JournalRecord> record = DecodePayload(*payload);
       if (!record) break;

@@ -7,8 +7,14 @@
 // So does an intact record whose payload does not decode; one from a newer format version fails
 // Replay instead, so a downgrade never silently drops state.
 //
-// Payload (format version 1): u8 version, u8 type (0 charge, 1 release), then ns, name and uid
-// as u32-length-prefixed bytes, u32 count, and count x (resource name, i64 milli-units).
+// Payload: u8 version, u8 type, then ns, name and uid as u32-length-prefixed bytes, then
+//   type 0 (charge), 1 (release), format version 1: u32 count, count x (resource name,
+//     i64 milli-units); a release has count 0;
+//   type 2 (release at: the pod is being deleted), format version 2: i64 milliseconds since the
+//     Unix epoch at which the charge stops counting.
+// Charges and releases are still written as version 1, so a journal that never saw a pod being
+// deleted stays readable by a gpugate that predates version 2; one that did makes such a
+// gpugate refuse to start rather than drop the record.
 //
 // Thread-safety: none; the ledger calls a journal under its own mutex. The file journal holds an
 // exclusive flock on its file, so a second journal (in any process) on the same path fails to open.
@@ -20,15 +26,19 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/rfc3339.h"
 #include "quota/amounts.h"
 
 namespace gpugate::quota {
 
 struct JournalRecord {
-  enum class Type { kCharge, kRelease };
+  // kReleaseAt: every charge under ns/name stops counting at `releaseAt` (or an earlier time
+  // already recorded); see quota/ledger.h.
+  enum class Type { kCharge, kRelease, kReleaseAt };
   Type type = Type::kCharge;
   std::string ns, name, uid;
-  Amounts amounts;  // kCharge only
+  Amounts amounts;                    // kCharge only
+  WallClock::time_point releaseAt{};  // kReleaseAt only; kept to the millisecond
 
   friend bool operator==(const JournalRecord&, const JournalRecord&) = default;
 };
@@ -40,7 +50,8 @@ class Journal {
   virtual Status Replay(const std::function<void(const JournalRecord&)>& apply) = 0;
   // Appends and fsyncs. When it returns success the record survives a crash.
   virtual Status Append(const JournalRecord& record) = 0;
-  // Replaces the whole file with `live` (one kCharge per live charge), atomically: write a
+  // Replaces the whole file with `live` (one kCharge per live charge, each followed by its
+  // kReleaseAt when it has one), atomically: write a
   // temp file, fsync, rename, fsync the directory. Called by the ledger when
   // ShouldCompact() says so.
   virtual Status Compact(const std::vector<JournalRecord>& live) = 0;

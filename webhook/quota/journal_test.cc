@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "support/temp_dir.h"
+#include "test_paths.h"
 
 namespace gpugate::quota {
 namespace {
@@ -26,13 +27,23 @@ JournalRecord ReleaseRecord(std::string ns, std::string name, std::string uid) {
   return {Type::kRelease, std::move(ns), std::move(name), std::move(uid), {}};
 }
 
-// "+team-a/p1@u1{nvidia.com/gpu=1} -team-a/p1@u1": records as a short string.
+JournalRecord ReleaseAtRecord(std::string ns, std::string name, std::string uid,
+                              std::string_view at) {
+  JournalRecord r{Type::kReleaseAt, std::move(ns), std::move(name), std::move(uid), {}};
+  r.releaseAt = *ParseRfc3339(at);
+  return r;
+}
+
+// "+team-a/p1@u1{nvidia.com/gpu=1} ~team-a/p1@u1<2026-11-01T00:00:30.000Z -team-a/p1@u1":
+// records as a short string.
 std::string Render(const std::vector<JournalRecord>& records) {
   std::string out;
   for (const JournalRecord& r : records) {
     if (!out.empty()) out += ' ';
-    out += (r.type == Type::kCharge ? "+" : "-") + r.ns + "/" + r.name + "@" + r.uid;
+    const char* sign = r.type == Type::kCharge ? "+" : r.type == Type::kRelease ? "-" : "~";
+    out += sign + r.ns + "/" + r.name + "@" + r.uid;
     if (r.type == Type::kCharge) out += "{" + FormatAmounts(r.amounts) + "}";
+    if (r.type == Type::kReleaseAt) out += "<" + FormatRfc3339(r.releaseAt);
   }
   return out;
 }
@@ -227,6 +238,9 @@ TEST_F(JournalTest, IntactButUndecodablePayloadIsCutOff) {
       {"empty", ""},
       {"unknown type", std::string("\x01\x07", 2)},
       {"version zero", std::string("\x00\x00", 2)},
+      // Well-formed as a release-at record but for its version: type 2 came with version 2.
+      {"release-at in version 1",
+       std::string("\x01\x02", 2) + good.substr(10, good.size() - 14) + std::string(8, '\0')},
       {"string past end", std::string("\x01\x00\xff\x00\x00\x00", 6)},
       {"trailing bytes", good.substr(8) + "x"},
   };
@@ -240,14 +254,14 @@ TEST_F(JournalTest, IntactButUndecodablePayloadIsCutOff) {
 
 TEST_F(JournalTest, NewerFormatVersionFailsReplayAndKeepsTheFile) {
   std::string good = EncodeRecord(ChargeRecord("ns", "p", "u", {}));
-  std::string contents = good + Frame(std::string("\x02\x00", 2)) + good;
+  std::string contents = good + Frame(std::string("\x03\x00", 2)) + good;
   WriteFile(dir_ / "newer", contents);
   std::unique_ptr<Journal> journal = Open(dir_ / "newer");
   Status status = journal->Replay([](const JournalRecord&) {});
   ASSERT_FALSE(status.has_value());
-  EXPECT_EQ(status.error().message, (dir_ / "newer").string() + ": record at byte " +
-                                        std::to_string(good.size()) +
-                                        " has format version 2; this gpugate reads version 1");
+  EXPECT_EQ(status.error().message,
+            (dir_ / "newer").string() + ": record at byte " + std::to_string(good.size()) +
+                " has format version 3; this gpugate reads versions 1 and 2");
   EXPECT_EQ(ReadFile(dir_ / "newer"), contents);
 }
 
@@ -327,6 +341,41 @@ TEST_F(JournalTest, FailedAppendIsRolledBack) {
   ASSERT_TRUE(journal->Append(second).has_value());
   journal.reset();
   EXPECT_EQ(Render(Replayed(path)), Render({first, second}));
+}
+
+TEST_F(JournalTest, ReleaseAtRecordsRoundTripToTheMillisecond) {
+  fs::path path = dir_ / "ledger";
+  std::vector<JournalRecord> records = {
+      ChargeRecord("team-a", "trainer", "u1", {{"nvidia.com/gpu", 2000}}),
+      ReleaseAtRecord("team-a", "trainer", "u1", "2026-11-27T20:00:30.250Z"),
+      ReleaseAtRecord("team-a", "trainer", "u1", "1969-12-31T23:59:59.001Z"),
+      ReleaseRecord("team-a", "trainer", "u1"),
+  };
+  AppendAll(path, records);
+  EXPECT_EQ(Render(Replayed(path)),
+            "+team-a/trainer@u1{nvidia.com/gpu=2} ~team-a/trainer@u1<2026-11-27T20:00:30.250Z "
+            "~team-a/trainer@u1<1969-12-31T23:59:59.001Z -team-a/trainer@u1");
+}
+
+// Charges and releases keep format version 1, so a journal without a pod being deleted stays
+// readable by the gpugate before version 2; only the release-at record is version 2.
+TEST_F(JournalTest, OnlyReleaseAtRecordsAreWrittenAsVersionTwo) {
+  auto versionOf = [](const JournalRecord& r) { return static_cast<int>(EncodeRecord(r)[8]); };
+  EXPECT_EQ(versionOf(ChargeRecord("ns", "p", "u", {{"nvidia.com/gpu", 1000}})), 1);
+  EXPECT_EQ(versionOf(ReleaseRecord("ns", "p", "u")), 1);
+  EXPECT_EQ(versionOf(ReleaseAtRecord("ns", "p", "u", "2026-11-27T20:00:00Z")), 2);
+}
+
+// tests/testdata/journal/format-1.journal was written by the gpugate before release-at records
+// (format version 1): two charges in team-a, one in team-b, then team-a/trainer-1 released.
+TEST_F(JournalTest, JournalWrittenInFormatOneStillReplays) {
+  fs::path path = dir_ / "old";
+  fs::copy_file(fs::path(GPUGATE_SOURCE_DIR) / "tests/testdata/journal/format-1.journal", path);
+  const uintmax_t size = fs::file_size(path);
+  EXPECT_EQ(Render(Replayed(path)),
+            "+team-a/trainer-0@uid-t0{nvidia.com/gpu=2} +team-a/trainer-1@uid-t1{nvidia.com/gpu=1} "
+            "+team-b/infer@uid-i{gpu-equivalents=0.5,nvidia.com/gpu=1} -team-a/trainer-1@uid-t1");
+  EXPECT_EQ(fs::file_size(path), size);  // nothing cut off
 }
 
 }  // namespace

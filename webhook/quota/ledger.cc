@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <unordered_map>
+#include <utility>
 
 #include "common/deadline_mutex.h"
 #include "quota/limit_check.h"
@@ -22,12 +24,16 @@ struct Ledger::Impl {
   struct Entry {
     PodRef pod;
     Amounts amounts;
+    std::optional<WallClock::time_point> releaseAt;  // set while the pod is being deleted
   };
   struct NamespaceState {
     bool limited = false;  // the config names this namespace
     Amounts hard;          // its limits
     Amounts used;          // sum of its charges; zero entries are erased
   };
+  using ChargeIndex = std::unordered_map<std::string, std::vector<Entry>>;
+
+  LedgerOptions options;  // immutable after construction
 
   // Everything below is guarded by `mu`.
   // Timed, so a charge waiting behind slow journal writes gives up at its caller's deadline.
@@ -37,10 +43,16 @@ struct Ledger::Impl {
   // By Key(ns, name): one entry per admitted uid. Almost always one; more when a CREATE was
   // admitted for a name already charged (a duplicate the apiserver then refused, or a pod whose
   // delete was missed). See Reserve.
-  std::unordered_map<std::string, std::vector<Entry>> charges;
+  ChargeIndex charges;
   size_t liveCharges = 0;
+  size_t marked = 0;  // entries with a releaseAt (each adds a record to a compacted journal)
   // Namespaces with a limit or a charge; one hash lookup per Reserve whatever their number.
   std::unordered_map<std::string, NamespaceState> namespaces;
+  // Release times set by ReleaseAt -> Key(ns, name), earliest first. An item may be stale (its
+  // charges released since, or given an earlier time): Expire checks each entry's own time.
+  std::multimap<WallClock::time_point, std::string> releases;
+
+  WallClock::time_point Now() const { return options.clock ? options.clock() : WallClock::now(); }
 
   // Adds `sign` x `amounts` to the namespace's totals, forgetting a namespace left with nothing.
   void AddToTotals(const std::string& ns, const Amounts& amounts, int sign) {
@@ -55,16 +67,64 @@ struct Ledger::Impl {
 
   // Adds a charge for `pod` beside any its namespace/name already holds.
   void Apply(const PodRef& pod, const Amounts& amounts) {
-    charges[Key(pod.ns, pod.name)].push_back(Entry{pod, amounts});
+    charges[Key(pod.ns, pod.name)].push_back(Entry{pod, amounts, std::nullopt});
     ++liveCharges;
     AddToTotals(pod.ns, amounts, +1);
   }
 
+  // The one place a charge ends: its amounts leave the totals, and the end is reported.
+  // The caller removes `e` from `charges`.
+  void End(const Entry& e, WallClock::time_point endedAt) {
+    AddToTotals(e.pod.ns, e.amounts, -1);
+    --liveCharges;
+    if (e.releaseAt) --marked;
+    if (options.onChargeEnded)
+      options.onChargeEnded({Charge{e.pod, e.amounts, e.releaseAt}, endedAt});
+  }
+
   // Removes every charge held under one namespace/name.
-  void Remove(std::unordered_map<std::string, std::vector<Entry>>::iterator it) {
-    for (const Entry& e : it->second) AddToTotals(e.pod.ns, e.amounts, -1);
-    liveCharges -= it->second.size();
+  void Remove(ChargeIndex::iterator it, WallClock::time_point endedAt) {
+    for (const Entry& e : it->second) End(e, endedAt);
     charges.erase(it);
+  }
+
+  // The charges ReleaseAt(uid, at) gives an earlier release time (see ledger.h): the charge of
+  // `uid`, or every charge there when none has it, unless it already ends by `at`.
+  static std::vector<Entry*> ToMark(std::vector<Entry>& entries, std::string_view uid,
+                                    WallClock::time_point at) {
+    const bool known = std::any_of(entries.begin(), entries.end(),
+                                   [&](const Entry& e) { return e.pod.uid == uid; });
+    std::vector<Entry*> out;
+    for (Entry& e : entries) {
+      if ((!known || e.pod.uid == uid) && (!e.releaseAt || at < *e.releaseAt)) out.push_back(&e);
+    }
+    return out;
+  }
+
+  void Mark(ChargeIndex::iterator it, std::string_view uid, WallClock::time_point at) {
+    const std::vector<Entry*> marks = ToMark(it->second, uid, at);
+    for (Entry* e : marks) {
+      if (!e->releaseAt) ++marked;
+      e->releaseAt = at;
+    }
+    if (!marks.empty()) releases.emplace(at, it->first);
+  }
+
+  // Ends every charge whose release time is before `now` (ResourceQuota stops counting a pod
+  // once now is after deletionTimestamp + grace), at that release time.
+  void Expire(WallClock::time_point now) {
+    while (!releases.empty() && releases.begin()->first < now) {
+      const std::string key = std::move(releases.begin()->second);
+      releases.erase(releases.begin());
+      auto it = charges.find(key);
+      if (it == charges.end()) continue;
+      std::erase_if(it->second, [&](const Entry& e) {
+        if (!e.releaseAt || !(*e.releaseAt < now)) return false;
+        End(e, *e.releaseAt);
+        return true;
+      });
+      if (it->second.empty()) charges.erase(it);
+    }
   }
 
   // A resource whose namespace total `amounts` would take past int64, or "". Pod charges
@@ -90,20 +150,32 @@ struct Ledger::Impl {
     return ExceededMessage(ns, state->second.hard, state->second.used, amounts);
   }
 
+  // Replays one record as the call that wrote it changed memory. A replayed charge ends at the
+  // time the journal says, so its end is reported as at that time.
   void ApplyRecord(const JournalRecord& record) {
-    if (record.type == JournalRecord::Type::kCharge) {
-      Apply(PodRef{record.ns, record.name, record.uid}, record.amounts);
-      return;
+    switch (record.type) {
+      case JournalRecord::Type::kCharge:
+        Apply(PodRef{record.ns, record.name, record.uid}, record.amounts);
+        return;
+      case JournalRecord::Type::kRelease:
+        if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
+          Remove(it, Now());
+        }
+        return;
+      case JournalRecord::Type::kReleaseAt:
+        if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
+          Mark(it, record.uid, record.releaseAt);
+        }
+        return;
     }
-    auto it = charges.find(Key(record.ns, record.name));
-    if (it != charges.end()) Remove(it);
   }
 
+  // Sorted by namespace/name/uid.
   std::vector<Charge> SortedCharges() const {
     std::vector<Charge> out;
     out.reserve(liveCharges);
     for (const auto& [key, entries] : charges) {
-      for (const Entry& e : entries) out.push_back(Charge{e.pod, e.amounts});
+      for (const Entry& e : entries) out.push_back(Charge{e.pod, e.amounts, e.releaseAt});
     }
     std::sort(out.begin(), out.end(), [](const Charge& a, const Charge& b) {
       return std::tie(a.pod.ns, a.pod.name, a.pod.uid) < std::tie(b.pod.ns, b.pod.name, b.pod.uid);
@@ -113,14 +185,23 @@ struct Ledger::Impl {
 
   // A failed compaction does not fail the admission that triggered it: the journal keeps its
   // old file and descriptor, which still hold every record, so nothing is lost; the next
-  // successful change tries again.
+  // successful change tries again. A marked charge is written as its charge and its mark (a
+  // mark names its uid, so it replays onto that charge alone).
   void MaybeCompact() {
-    if (!journal || !journal->ShouldCompact(liveCharges)) return;
+    if (!journal || !journal->ShouldCompact(liveCharges + marked)) return;
     std::vector<JournalRecord> live;
-    live.reserve(liveCharges);
+    live.reserve(liveCharges + marked);
     for (Charge& c : SortedCharges()) {
-      live.push_back({JournalRecord::Type::kCharge, std::move(c.pod.ns), std::move(c.pod.name),
-                      std::move(c.pod.uid), std::move(c.amounts)});
+      live.push_back(
+          {JournalRecord::Type::kCharge, c.pod.ns, c.pod.name, c.pod.uid, std::move(c.amounts)});
+      if (c.releaseAt) {
+        live.push_back({JournalRecord::Type::kReleaseAt,
+                        std::move(c.pod.ns),
+                        std::move(c.pod.name),
+                        std::move(c.pod.uid),
+                        {},
+                        *c.releaseAt});
+      }
     }
     (void)journal->Compact(live);
   }
@@ -131,8 +212,9 @@ struct Ledger::Impl {
   }
 };
 
-Ledger::Ledger(QuotaConfig config, std::unique_ptr<Journal> journal)
+Ledger::Ledger(QuotaConfig config, std::unique_ptr<Journal> journal, LedgerOptions options)
     : config_(std::move(config)), impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
   impl_->journal = std::move(journal);
   for (const auto& [ns, hard] : config_.limits) {
     impl_->namespaces[ns] = Impl::NamespaceState{true, hard, {}};
@@ -145,11 +227,15 @@ Status Ledger::Open() {
   std::lock_guard lock(impl_->mu);
   if (impl_->opened) return Fail("quota ledger opened twice");
   if (impl_->journal) {
+    // Ends replayed here were reported by the process that journaled them.
+    auto onEnded = std::exchange(impl_->options.onChargeEnded, nullptr);
     Status replayed =
         impl_->journal->Replay([this](const JournalRecord& r) { impl_->ApplyRecord(r); });
+    impl_->options.onChargeEnded = std::move(onEnded);
     if (!replayed) return replayed;
   }
   impl_->opened = true;
+  impl_->Expire(impl_->Now());
   impl_->MaybeCompact();
   return {};
 }
@@ -166,6 +252,7 @@ Result<ReserveResult> Ledger::Reserve(const ReserveRequest& request) {
                 ": the ledger was busy writing other charges to its journal");
   }
   if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
+  impl_->Expire(impl_->Now());
   if (auto existing = impl_->charges.find(Key(pod.ns, pod.name));
       existing != impl_->charges.end()) {
     for (const Impl::Entry& e : existing->second) {
@@ -201,6 +288,8 @@ Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
                 ": the ledger was busy writing other charges to its journal");
   }
   if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
+  const WallClock::time_point now = impl_->Now();
+  impl_->Expire(now);
   auto it = impl_->charges.find(Key(pod.ns, pod.name));
   if (it == impl_->charges.end()) return false;
   if (impl_->journal) {
@@ -208,15 +297,44 @@ Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
         impl_->journal->Append({JournalRecord::Type::kRelease, pod.ns, pod.name, pod.uid, {}});
     if (!written) return std::unexpected(written.error());
   }
-  impl_->Remove(it);
+  impl_->Remove(it, now);
   impl_->MaybeCompact();
   return true;
 }
+
+Result<bool> Ledger::ReleaseAt(const PodRef& pod, WallClock::time_point releaseAt,
+                               Deadline deadline) {
+  std::unique_lock lock(impl_->mu, std::defer_lock);
+  if (!lock.try_lock_until(deadline)) {
+    return Fail("no time left to record the deletion of " + pod.ns + "/" + pod.name +
+                ": the ledger was busy writing other charges to its journal");
+  }
+  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
+  const WallClock::time_point now = impl_->Now();
+  impl_->Expire(now);
+  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  if (it == impl_->charges.end()) return false;
+  // Memory changes only once the journal has the mark; a mark that changes nothing is not written.
+  if (Impl::ToMark(it->second, pod.uid, releaseAt).empty()) return true;
+  if (impl_->journal) {
+    JournalRecord record{JournalRecord::Type::kReleaseAt, pod.ns, pod.name, pod.uid, {}, releaseAt};
+    if (Status written = impl_->journal->Append(record); !written) {
+      return std::unexpected(written.error());
+    }
+  }
+  impl_->Mark(it, pod.uid, releaseAt);
+  impl_->Expire(now);  // a release time already past ends the charge now
+  impl_->MaybeCompact();
+  return true;
+}
+
+WallClock::time_point Ledger::Now() const { return impl_->Now(); }
 
 bool Ledger::MayWait() const { return impl_->journal != nullptr; }
 
 std::vector<NamespaceUsage> Ledger::Usage(std::string_view onlyNs) const {
   std::lock_guard lock(impl_->mu);
+  impl_->Expire(impl_->Now());
   std::vector<NamespaceUsage> out;
   auto add = [&out](const std::string& ns, const Impl::NamespaceState& state) {
     NamespaceUsage usage{ns, {}};
@@ -237,6 +355,7 @@ std::vector<NamespaceUsage> Ledger::Usage(std::string_view onlyNs) const {
 
 std::vector<Charge> Ledger::Charges() const {
   std::lock_guard lock(impl_->mu);
+  impl_->Expire(impl_->Now());
   return impl_->SortedCharges();
 }
 

@@ -6,6 +6,7 @@
 // never admit past a limit and an admission is answered only after its charge is on disk.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,10 +23,28 @@
 
 namespace gpugate::quota {
 
+// A charge that has ended, and when: at a Release, at its release time (ReleaseAt).
+struct EndedCharge {
+  Charge charge;
+  WallClock::time_point endedAt;
+};
+
+struct LedgerOptions {
+  // What release times are read against; null: the system clock.
+  std::function<WallClock::time_point()> clock;
+  // Called once for each charge that ends, as it ends (for a charge whose release time passed,
+  // at the next call that reads the ledger, with `endedAt` its release time). The one place
+  // where "this pod's charge ends now, at time T" is known. Called under the ledger's lock: it
+  // must not call the ledger. An end is not journaled by itself (see ReleaseAt), so a charge
+  // found past its release time when the journal is replayed is reported at Open, even if a
+  // process before this one reported it already.
+  std::function<void(const EndedCharge&)> onChargeEnded;
+};
+
 class Ledger : public Accounting {
  public:
   // `journal` may be null (memory only). Limits and weights come from the config.
-  Ledger(QuotaConfig config, std::unique_ptr<Journal> journal);
+  Ledger(QuotaConfig config, std::unique_ptr<Journal> journal, LedgerOptions options = {});
   ~Ledger();  // defined where Impl is complete
 
   // Replays the journal (if any) into memory. Call once before serving; with a journal, Reserve
@@ -58,10 +77,24 @@ class Ledger : public Accounting {
   Result<bool> Release(const PodRef& pod, Deadline deadline) override;
   using Accounting::Release;
 
+  // Marks the charge of `pod`'s uid under its namespace/name (every charge there when none has
+  // that uid) as ending at `releaseAt`, or at the earlier time it already had, and journals that
+  // before answering. A marked charge counts, in Reserve's checks and in Usage, while the clock
+  // is not past its release time, and is dropped by the first call that finds it past (Reserve,
+  // Release, ReleaseAt, Usage, Charges, Open). Dropping writes nothing: the journal's release-at
+  // record already says when the charge ends, so a replay drops it at the same moment. A mark
+  // that changes nothing (an earlier one stands) writes nothing either. Returns whether
+  // anything is charged there; an error means the journal could not be written and nothing
+  // changed.
+  Result<bool> ReleaseAt(const PodRef& pod, WallClock::time_point releaseAt,
+                         Deadline deadline) override;
+
+  WallClock::time_point Now() const override;
+
   // Usage of every namespace that has a limit or a charge, sorted by namespace; `onlyNs` filters.
   std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
 
-  // Every charge, sorted by namespace/name/uid (for tests and compaction).
+  // Every charge that counts, sorted by namespace/name/uid (for tests and compaction).
   std::vector<Charge> Charges() const;
 
   const QuotaConfig& config() const override { return config_; }

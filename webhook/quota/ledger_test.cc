@@ -415,37 +415,8 @@ TEST(LedgerTest, ConcurrentReservesNeverAdmitPastTheLimit) {
   EXPECT_EQ(ledger.Charges().size(), 10u);
 }
 
-// What a ScriptedJournal replays, what it was asked to do, and how it answers.
-struct JournalScript {
-  std::vector<JournalRecord> replay;
-  std::vector<JournalRecord> appended;
-  std::vector<std::vector<JournalRecord>> compactions;
-  bool failAppends = false, wantCompaction = false, failCompaction = false;
-};
-
-// The injected environment for tests of what the ledger does with its journal.
-class ScriptedJournal : public Journal {
- public:
-  explicit ScriptedJournal(JournalScript* script) : script_(script) {}
-  Status Replay(const std::function<void(const JournalRecord&)>& apply) override {
-    for (const JournalRecord& r : script_->replay) apply(r);
-    return {};
-  }
-  Status Append(const JournalRecord& record) override {
-    if (script_->failAppends) return Fail("disk full");
-    script_->appended.push_back(record);
-    return {};
-  }
-  Status Compact(const std::vector<JournalRecord>& live) override {
-    script_->compactions.push_back(live);
-    return script_->failCompaction ? Fail("disk full") : Status{};
-  }
-  bool ShouldCompact(size_t) const override { return script_->wantCompaction; }
-
- private:
-  JournalScript* script_;
-};
-
+using testutil::JournalScript;
+using testutil::ScriptedJournal;
 using T = JournalRecord::Type;
 
 TEST(LedgerJournal, ReplayChargesBesideAndReleasesByName) {

@@ -41,6 +41,10 @@ Result<bool> UsageSnapshot::Release(const PodRef&, Deadline) {
   return Fail("a usage snapshot releases nothing");
 }
 
+Result<bool> UsageSnapshot::ReleaseAt(const PodRef&, WallClock::time_point, Deadline) {
+  return Fail("a usage snapshot releases nothing");
+}
+
 std::vector<NamespaceUsage> UsageSnapshot::Usage(std::string_view onlyNs) const {
   std::vector<NamespaceUsage> out;
   for (const std::string& ns : Namespaces()) {

@@ -39,6 +39,8 @@ class UsageSnapshot : public Accounting {
   using Accounting::Reserve;
   Result<ReserveResult> Reserve(const ReserveRequest& request) override;
   Result<bool> Release(const PodRef& pod, Deadline deadline) override;
+  Result<bool> ReleaseAt(const PodRef& pod, WallClock::time_point releaseAt,
+                         Deadline deadline) override;
   std::vector<NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
   const QuotaConfig& config() const override { return config_; }
 
