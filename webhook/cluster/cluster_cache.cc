@@ -7,6 +7,7 @@
 #include "cluster/limits.h"
 #include "policy/pod_facts.h"
 #include "quota/pod_charge.h"
+#include "quota/release_edge.h"
 #include "review/pod_spec_finder.h"
 
 namespace gpugate::cluster {
@@ -32,8 +33,19 @@ std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
     amounts = quota::PodCharge(*spec, settings, config);
   }
   if (amounts.empty()) return std::nullopt;
-  return PodInfo{Meta(pod, "uid"), policy::IsFinishedPhase(Phase(pod)),
-                 !Meta(pod, "deletionTimestamp").empty(), std::move(amounts)};
+  const std::string deletion = Meta(pod, "deletionTimestamp");
+  std::optional<WallClock::time_point> deletionTimestamp;
+  if (Result<WallClock::time_point> t = ParseRfc3339(deletion); t) deletionTimestamp = *t;
+  std::optional<int64_t> grace;
+  if (const json* g = At(pod, {"metadata", "deletionGracePeriodSeconds"});
+      g && g->is_number_integer()) {
+    grace = g->get<int64_t>();
+  }
+  return PodInfo{.uid = Meta(pod, "uid"),
+                 .terminal = policy::IsFinishedPhase(Phase(pod)),
+                 .deleting = !deletion.empty(),
+                 .amounts = std::move(amounts),
+                 .releaseAt = quota::ReleaseTime(deletionTimestamp, grace)};
 }
 
 }  // namespace

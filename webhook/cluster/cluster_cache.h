@@ -29,6 +29,9 @@ struct PodInfo {
   bool terminal = false;
   bool deleting = false;   // metadata.deletionTimestamp is set
   quota::Amounts amounts;  // quota::PodCharge of its spec; never empty
+  // Being deleted: when it stops counting, deletionTimestamp + deletionGracePeriodSeconds
+  // (quota::ReleaseTime, as ResourceQuota counts it); nullopt otherwise.
+  std::optional<WallClock::time_point> releaseAt;
   // When the watch reported the pod deleted; the epoch while it exists. The entry stays this
   // long as a tombstone so the reconciler frees the charge at once instead of after the grace
   // that a pod it never saw gets.

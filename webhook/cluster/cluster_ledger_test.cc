@@ -495,5 +495,92 @@ TEST_F(ClusterLedgerTest, AChargeThatWouldOverfillTheRecordIsRefusedSayingSo) {
   EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "late", "uid-late"}, Gpus(1), false)), "charged");
 }
 
+// What the API server does to a Pod on a graceful DELETE: the pod stays, terminating, with
+// deletionTimestamp = now + grace and deletionGracePeriodSeconds = grace.
+json Terminating(json pod, WallClock::time_point now, int grace) {
+  pod["metadata"]["deletionTimestamp"] = FormatRfc3339(now + seconds(grace));
+  pod["metadata"]["deletionGracePeriodSeconds"] = grace;
+  return pod;
+}
+
+constexpr const char* kFullAtTwo =
+    "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=2, "
+    "limited: nvidia.com/gpu=2";
+
+// Waits until the replica's pod watch has delivered every pod change made so far: the watch
+// delivers in order, so once a running GPU pod created now in team-b is charged by the
+// reconciler, every earlier change is in the replica's cache. Ends with one pass done.
+void AwaitPodWatch(StandInApiServer& server, ClusterLedger& ledger, const std::string& marker) {
+  server.Create(PodsIn("team-b"), Pod("team-b", marker, 1));
+  EXPECT_TRUE(Eventually(
+      [&] {
+        ledger.ReconcileOnce();
+        json record = server.Get(GpuQuotaPath("team-b", "gpugate"));
+        return !record.is_null() && record["status"]["charges"].contains(marker);
+      },
+      kWait))
+      << "the pod watch never delivered " << marker;
+}
+
+TEST_F(ClusterLedgerTest, APodDeletedGracefullyKeepsItsChargeUntilItIsGone) {
+  FakeClock clock;
+  Replica r = MakeReplica(Limit("team-a", 2), {.reconcileInterval = std::chrono::hours(1),
+                                               .clock = [&clock] { return clock.Now(); }});
+  json pod = Pod("team-a", "trainer", 2);
+  pod["spec"]["nodeName"] = "gpu-node-1";
+  pod = server_->Create(PodsIn("team-a"), pod);
+  const std::string uid = pod["metadata"]["uid"];
+  ASSERT_EQ(Outcome(r.ledger->Reserve({"team-a", "trainer", uid}, Gpus(2), false)), "charged");
+  // The DELETE review answers without a write: the pod watch carries the deletion.
+  EXPECT_EQ(r.ledger->ReleaseAt({"team-a", "trainer", uid}, clock.Now() + seconds(60),
+                                quota::kNoDeadline),
+            true);
+  server_->Update(PodsIn("team-a") + "/trainer", Terminating(pod, clock.Now(), 30));
+  clock.Advance(seconds(59));
+  AwaitPodWatch(*server_, *r.ledger, "marker-1");
+  EXPECT_EQ(Record("team-a")["status"]["charges"].size(), 1u) << Record("team-a").dump();
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "next", "u-next"}, Gpus(1), false)), kFullAtTwo);
+  // Gone (after the kubelet's final delete): freed at once, before its grace period ends.
+  server_->Delete(PodsIn("team-a") + "/trainer");
+  EXPECT_TRUE(Eventually([&] { return Record("team-a")["status"]["charges"].empty(); }, kWait))
+      << Record("team-a").dump();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Outcome(r.ledger->Reserve({"team-a", "next", "u-next"}, Gpus(1), false)) ==
+               "charged";
+      },
+      kWait));
+}
+
+TEST_F(ClusterLedgerTest, APodStuckTerminatingStopsCountingAfterItsGracePeriod) {
+  FakeClock clock;
+  Replica r = MakeReplica(Limit("team-a", 2), {.reconcileInterval = std::chrono::hours(1),
+                                               .clock = [&clock] { return clock.Now(); }});
+  json pod = Pod("team-a", "trainer", 2);
+  pod["spec"]["nodeName"] = "lost-node";
+  pod = server_->Create(PodsIn("team-a"), pod);
+  ASSERT_EQ(
+      Outcome(r.ledger->Reserve({"team-a", "trainer", pod["metadata"]["uid"]}, Gpus(2), false)),
+      "charged");
+  server_->Update(PodsIn("team-a") + "/trainer", Terminating(pod, clock.Now(), 30));
+  // Until deletionTimestamp + grace (60 s from the delete) has passed, it counts. (The boundary
+  // to the millisecond is reconcile_test.cc's: the timestamp is written to the millisecond.)
+  clock.Advance(seconds(59));
+  AwaitPodWatch(*server_, *r.ledger, "marker-1");
+  EXPECT_EQ(Record("team-a")["status"]["charges"].size(), 1u) << Record("team-a").dump();
+  EXPECT_EQ(Outcome(r.ledger->Reserve({"team-a", "next", "u-next"}, Gpus(1), false)), kFullAtTwo);
+  // Then, its node lost and the pod never removed, it stops counting, as in ResourceQuota.
+  clock.Advance(seconds(2));
+  r.ledger->ReconcileOnce();
+  EXPECT_TRUE(Record("team-a")["status"]["charges"].empty()) << Record("team-a").dump();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Outcome(r.ledger->Reserve({"team-a", "next", "u-next"}, Gpus(1), false)) ==
+               "charged";
+      },
+      kWait));
+  EXPECT_FALSE(server_->Get(PodsIn("team-a") + "/trainer").is_null());  // still there
+}
+
 }  // namespace
 }  // namespace gpugate::cluster

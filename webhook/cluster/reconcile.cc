@@ -6,7 +6,11 @@ namespace {
 bool Keep(const std::string& name, const RecordedCharge& charge, const PodMap& pods,
           const ReconcileContext& context) {
   auto pod = pods.find(name);
-  if (pod != pods.end() && pod->second.uid == charge.uid) return !pod->second.terminal;
+  if (pod != pods.end() && pod->second.uid == charge.uid) {
+    const PodInfo& shown = pod->second;
+    // Being deleted, it counts until deletionTimestamp + grace has passed, as in ResourceQuota.
+    return !shown.terminal && !(shown.releaseAt && *shown.releaseAt < context.now);
+  }
   bool expired = context.now - charge.admitted >= context.reservationGrace;
   return !(expired && context.podsFresh);
 }

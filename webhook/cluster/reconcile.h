@@ -20,7 +20,9 @@ struct ReconcileContext {
 
 // From `charges` (the record) and `pods` (the namespace's GPU pods in the watch):
 //   - a charge whose pod (same name and uid) is shown keeps it while the pod is not terminal,
-//     and is dropped once it is (Succeeded or Failed, or deleted: a tombstone in the cache);
+//     and is dropped once it is (Succeeded or Failed, or deleted: a tombstone in the cache), or
+//     once it is being deleted and `now` is past its deletionTimestamp + grace (PodInfo::
+//     releaseAt: a pod stuck terminating stops counting, as in ResourceQuota);
 //   - a charge whose pod is not shown (absent, or the name now has another uid) is dropped once
 //     it is older than the grace and the watch is live: that pod was refused after gpugate
 //     admitted it, or went away unseen. Younger, it may still be on its way through the apiserver;

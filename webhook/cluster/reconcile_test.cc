@@ -6,6 +6,7 @@ namespace gpugate::cluster {
 namespace {
 
 using quota::kMilli;
+using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 const WallClock::time_point kNow = WallClock::time_point(seconds(1'000'000));
@@ -39,6 +40,10 @@ TEST(ClusterLedgerReconcileTest, DesiredCharges) {
   PodInfo finished{.uid = "u1", .terminal = true, .amounts = Gpus(1)};
   PodInfo deleting{.uid = "u1", .deleting = true, .amounts = Gpus(1)};
   PodInfo other{.uid = "u2", .amounts = Gpus(1)};
+  // Being deleted, counting until deletionTimestamp + grace (PodInfo::releaseAt).
+  auto terminating = [](WallClock::time_point releaseAt) {
+    return PodInfo{.uid = "u1", .deleting = true, .amounts = Gpus(1), .releaseAt = releaseAt};
+  };
   const Case cases[] = {
       {"running pod keeps its charge",
        {{"p", {{"u1", old, Gpus(1)}}}},
@@ -56,6 +61,26 @@ TEST(ClusterLedgerReconcileTest, DesiredCharges) {
        {{"p", deleting}},
        true,
        "p@u1"},
+      {"pod terminating within its grace period keeps it",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {{"p", terminating(kNow + seconds(5))}},
+       true,
+       "p@u1"},
+      {"pod terminating at the very end of its grace period keeps it",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {{"p", terminating(kNow)}},
+       true,
+       "p@u1"},
+      {"pod stuck terminating past its grace period frees it",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {{"p", terminating(kNow - milliseconds(1))}},
+       true,
+       ""},
+      {"stuck terminating frees it even when the watch is not live",
+       {{"p", {{"u1", old, Gpus(1)}}}},
+       {{"p", terminating(kNow - seconds(1))}},
+       false,
+       ""},
       {"absent pod, young charge: on its way", {{"p", {{"u1", young, Gpus(1)}}}}, {}, true, "p@u1"},
       {"absent pod, old charge: dropped", {{"p", {{"u1", old, Gpus(1)}}}}, {}, true, ""},
       {"absent pod, old charge, watch not live: kept",
