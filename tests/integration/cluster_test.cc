@@ -320,6 +320,58 @@ TEST(ClusterMode, SlowGpuQuotaWritesAreRefusedBeforeTheCallerGivesUpAndProbesSta
 // A namespace's GPUQuota record is bounded in size (cluster.maxGpuQuotaBytes, below etcd's 1.5 MiB
 // request limit). When it is full, the next GPU pod is refused with a message saying so, not an
 // opaque API error, and a release makes room again.
+// A DELETE review of `pod` as stored (`old`), with DeleteOptions' gracePeriodSeconds when given.
+json DeleteOf(const json& old, std::optional<int> grace) {
+  json review = MakeReview(
+      nullptr, {.operation = "DELETE", .uid = "del-" + old["metadata"]["uid"].get<std::string>()});
+  review["request"]["name"] = old["metadata"]["name"];
+  review["request"]["oldObject"] = old;
+  review["request"]["options"] = {{"kind", "DeleteOptions"}};
+  if (grace) review["request"]["options"]["gracePeriodSeconds"] = *grace;
+  return review;
+}
+
+bool AllowedBy(GpugateServer& replica, const json& review) {
+  auto res = replica.Client()->Post("/validate", review.dump(), "application/json");
+  return res && res->status == 200 && json::parse(res->body)["response"]["allowed"].get<bool>();
+}
+
+// A graceful DELETE does not free the charge: the pod keeps its GPUs while it terminates, and the
+// pod watch frees them once it is gone. The kubelet's final DELETE (grace 0) frees them at once,
+// and so does the DELETE of a pod never scheduled.
+TEST(ClusterMode, APodBeingDeletedKeepsItsChargeUntilItsFinalDelete) {
+  Cluster cluster(1);
+  GpugateServer& replica = cluster.AddReplica();
+  ASSERT_TRUE(AllowedBy(replica, Create("train", "uid-train")));
+  json pod = GpuPod("train", json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = "uid-train";
+  pod["spec"]["nodeName"] = "gpu-node-1";
+  pod["status"] = {{"phase", "Running"}};
+  pod = cluster.api().Create(kPods, pod);
+  ASSERT_TRUE(Eventually([&] { return Used(replica) == 1; }, kClusterWait));
+
+  ASSERT_TRUE(AllowedBy(replica, DeleteOf(pod, 30)));
+  // What the API server does then: the pod stays, terminating.
+  pod["metadata"]["deletionTimestamp"] =
+      FormatRfc3339(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  pod["metadata"]["deletionGracePeriodSeconds"] = 30;
+  pod = cluster.api().Update(std::string(kPods) + "/train", pod);
+  EXPECT_EQ(Used(replica), 1);
+  EXPECT_FALSE(AllowedBy(replica, Create("next", "uid-next")));
+
+  // The kubelet's final DELETE: released at once, before the pod watch reports it gone.
+  ASSERT_TRUE(AllowedBy(replica, DeleteOf(pod, 0)));
+  EXPECT_TRUE(AllowedBy(replica, Create("next", "uid-next")));
+  cluster.api().Delete(std::string(kPods) + "/train");
+
+  // A pod never scheduled is removed at once: its DELETE releases at once too.
+  json pending = GpuPod("next", json::array({{{"nvidia.com/gpu", "1"}}}));
+  pending["metadata"]["uid"] = "uid-next";
+  pending["status"] = {{"phase", "Pending"}};
+  ASSERT_TRUE(AllowedBy(replica, DeleteOf(pending, std::nullopt)));
+  EXPECT_TRUE(AllowedBy(replica, Create("third", "uid-third")));
+}
+
 TEST(ClusterMode, ANamespaceWhoseGpuQuotaIsFullRefusesTheNextPodSayingSo) {
   // A long grace, from now: the record's charges below have no pods, and must stay for the
   // test's length.

@@ -1,5 +1,5 @@
-// Quota through the real server: atomic check-and-charge under concurrency, releases, dry runs,
-// and a ledger that survives SIGKILL.
+// Quota through the real server: atomic check-and-charge under concurrency, releases, pods
+// being deleted, dry runs, and a ledger that survives SIGKILL.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -10,8 +10,10 @@
 #include <set>
 #include <thread>
 
+#include "common/rfc3339.h"
 #include "gpugate_process.h"
 #include "review_builder.h"
+#include "support/eventually.h"
 
 namespace gpugate::testing {
 namespace {
@@ -283,6 +285,86 @@ TEST(Quota, SigkillAfterQuietLedgerRestoresItExactly) {
     ASSERT_TRUE(AllowedBy(restarted, CreateReview(n, "uid-" + n, 1)));
   }
   EXPECT_FALSE(AllowedBy(restarted, CreateReview("over", "uid-over", 1)));
+}
+
+// A graceful DELETE of pod `name`, running on a node: the API server will keep it terminating
+// for `grace` seconds, and gpugate counts it until deletionTimestamp + grace (2 x grace from now).
+json GracefulDeleteReview(const std::string& name, const std::string& uid, int grace) {
+  json review = DeleteReview(name, uid);
+  review["request"]["uid"] = "graceful-" + uid;
+  review["request"]["oldObject"]["spec"]["nodeName"] = "gpu-node-1";
+  review["request"]["oldObject"]["spec"]["terminationGracePeriodSeconds"] = 30;
+  review["request"]["options"] = {{"kind", "DeleteOptions"}, {"gracePeriodSeconds", grace}};
+  return review;
+}
+
+// The kubelet's final DELETE of a pod being deleted: grace period 0.
+json FinalDeleteReview(const std::string& name, const std::string& uid) {
+  json review = DeleteReview(name, uid);
+  review["request"]["uid"] = "final-" + uid;
+  json& old = review["request"]["oldObject"];
+  old["spec"]["nodeName"] = "gpu-node-1";
+  old["metadata"]["deletionTimestamp"] =
+      FormatRfc3339(std::chrono::system_clock::now() + std::chrono::hours(1));
+  old["metadata"]["deletionGracePeriodSeconds"] = 3600;
+  review["request"]["options"] = {{"kind", "DeleteOptions"}, {"gracePeriodSeconds", 0}};
+  return review;
+}
+
+// The message a user sees for the pod refused while another terminates at the limit.
+std::string Refusal(const GpugateServer& server, const json& review) {
+  auto response = Send(server, review);
+  if (!response) return "no answer";
+  if (Allowed(*response)) return "allowed";
+  return (*response)["response"]["status"]["message"];
+}
+
+TEST(Quota, ATerminatingPodKeepsItsChargeAcrossASigkillUntilItsFinalDelete) {
+  TempDir dir;
+  dir.Write("gpugate.yaml", QuotaConfig(dir.File("ledger.journal"), 2));
+  const std::string full =
+      "exceeded quota: team-a, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=2, "
+      "limited: nvidia.com/gpu=2";
+  {
+    GpugateServer server({"--config", dir.File("gpugate.yaml")});
+    ASSERT_TRUE(AllowedBy(server, CreateReview("train", "uid-train", 2)));
+    // Deleted with an hour's grace to checkpoint: it holds its GPUs meanwhile.
+    ASSERT_TRUE(AllowedBy(server, GracefulDeleteReview("train", "uid-train", 3600)));
+    EXPECT_EQ(Usage(server), std::make_pair(2.0, 2.0));
+    EXPECT_EQ(Refusal(server, CreateReview("next", "uid-next", 1)), full);
+    server.Kill();
+  }
+  GpugateServer restarted({"--config", dir.File("gpugate.yaml")});
+  EXPECT_EQ(Usage(restarted), std::make_pair(2.0, 2.0));
+  EXPECT_EQ(Refusal(restarted, CreateReview("next", "uid-next", 1)), full);
+  // The kubelet's final DELETE once the pod has stopped: released at once.
+  ASSERT_TRUE(AllowedBy(restarted, FinalDeleteReview("train", "uid-train")));
+  EXPECT_EQ(Usage(restarted), std::make_pair(0.0, 2.0));
+  EXPECT_EQ(Refusal(restarted, CreateReview("next", "uid-next", 1)), "allowed");
+  // A pod never scheduled (no spec.nodeName) is removed at once by the API server: so is its
+  // charge, whatever grace period the DELETE asked for.
+  json unscheduled = GracefulDeleteReview("next", "uid-next", 3600);
+  unscheduled["request"]["oldObject"]["spec"].erase("nodeName");
+  ASSERT_TRUE(AllowedBy(restarted, unscheduled));
+  EXPECT_EQ(Usage(restarted), std::make_pair(0.0, 2.0));
+}
+
+// A pod stuck terminating (its node lost, no final DELETE ever comes) stops counting once
+// deletionTimestamp + grace has passed, as ResourceQuota stops counting it, even across a
+// SIGKILL: the journal keeps the release time, not just the charge.
+TEST(Quota, APodStuckTerminatingStopsCountingAfterItsGracePeriodEvenAcrossASigkill) {
+  TempDir dir;
+  dir.Write("gpugate.yaml", QuotaConfig(dir.File("ledger.journal"), 2));
+  {
+    GpugateServer server({"--config", dir.File("gpugate.yaml")});
+    ASSERT_TRUE(AllowedBy(server, CreateReview("stuck", "uid-stuck", 2)));
+    ASSERT_TRUE(AllowedBy(server, GracefulDeleteReview("stuck", "uid-stuck", 1)));
+    server.Kill();
+  }
+  GpugateServer restarted({"--config", dir.File("gpugate.yaml")});
+  EXPECT_TRUE(Eventually([&] { return Usage(restarted).first == 0; }, std::chrono::seconds(10)))
+      << Usage(restarted).first;
+  EXPECT_EQ(Refusal(restarted, CreateReview("next", "uid-next", 2)), "allowed");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "policy/pod_facts.h"
 #include "policy/rule_inputs.h"
 #include "quota/pod_charge.h"
+#include "quota/release_edge.h"
 #include "review/json_patch.h"
 
 namespace gpugate::admission {
@@ -41,6 +42,18 @@ std::optional<review::Decision> PinRefusal(const std::vector<review::RuleFinding
     }
   }
   return std::nullopt;
+}
+
+// What a Pod's DELETE review says of the deletion it asks for (quota/release_edge.h).
+quota::PodDeletion DeletionOf(const review::AdmissionRequest& r) {
+  const review::PodLifecycle& old = r.oldPod;
+  return quota::PodDeletion{.scheduled = !old.nodeName.empty(),
+                            .finished = policy::IsFinishedPhase(old.phase),
+                            .terminationGracePeriodSeconds = old.terminationGracePeriodSeconds,
+                            .deleting = r.oldObjectMeta.deleting,
+                            .deletionTimestamp = old.deletionTimestamp,
+                            .deletionGracePeriodSeconds = old.deletionGracePeriodSeconds,
+                            .gracePeriodSeconds = r.gracePeriodSeconds};
 }
 
 bool PastDeadline(const review::AdmissionRequest& r) { return SteadyClock::now() >= r.deadline; }
@@ -102,7 +115,7 @@ policy::NamespaceLabels Handler::Labels(const review::AdmissionRequest& request)
 
 review::Decision Handler::Validate(const review::AdmissionRequest& request) const {
   if (ledger_ && IsPodResource(request) && !settings_.IsExempt(request.ns)) {
-    if (request.operation == "DELETE" && request.subResource.empty()) return Release(request);
+    if (request.operation == "DELETE" && request.subResource.empty()) return Delete(request);
     if (request.operation == "UPDATE" && request.subResource == "status" &&
         policy::IsFinishedPhase(request.phase)) {
       return Release(request);
@@ -192,6 +205,18 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request, Verdic
         "gpugate could not record the quota charge: " + reserved.error().message);
   }
   return ChargeAnswer(*reserved, verdict.quotaMode, request.dryRun, std::move(findings));
+}
+
+review::Decision Handler::Delete(const review::AdmissionRequest& request) const {
+  if (request.dryRun) return review::Allowed("dry-run");
+  const quota::DeletionState deletion = quota::DeletionAfter(DeletionOf(request), ledger_->Now());
+  if (deletion.kind == quota::DeletionState::Kind::kRemovedNow) return Release(request);
+  const review::ObjectMeta& meta = request.oldObjectMeta;
+  quota::PodRef pod{request.ns, meta.name.empty() ? request.name : meta.name, meta.uid};
+  auto marked = ledger_->ReleaseAt(pod, deletion.ReleaseAt(), request.deadline);
+  // Unrecorded, the charge counts until the pod's final DELETE: on the side of the limit.
+  if (!marked) return review::Allowed("release-failed");
+  return review::Allowed(*marked ? "terminating" : "not-charged");
 }
 
 review::Decision Handler::Release(const review::AdmissionRequest& request) const {

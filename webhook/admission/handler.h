@@ -29,8 +29,10 @@ class Handler {
   // deny mode refuse it, those in warn and audit mode come back as warnings and audit
   // annotations (policy/modes.h). For Pods it also keeps the quota ledger: charges on CREATE
   // when everything fits (refusing otherwise, or, with the quota rule in warn or audit mode,
-  // charging anyway and saying so), releases on DELETE and when pods/status reports Succeeded or
-  // Failed. Dry runs never change the ledger.
+  // charging anyway and saying so), releases when pods/status reports Succeeded or Failed and on
+  // the DELETE that removes the pod; a graceful DELETE leaves the charge counting until the pod
+  // is gone or its grace period has passed (quota/release_edge.h). Dry runs never change the
+  // ledger.
   review::Decision Validate(const review::AdmissionRequest& request) const;
 
   // Denies what validation denies (so users see the reason first, with what warn and audit mode
@@ -64,6 +66,8 @@ class Handler {
   // admitted whatever its findings, with deny-mode ones reported as audit-mode ones.
   static bool Unchanged(const review::AdmissionRequest& request);
   review::Decision Charge(const review::AdmissionRequest& request, Verdict verdict) const;
+  // A Pod's DELETE: a release now, or the time its charge stops counting.
+  review::Decision Delete(const review::AdmissionRequest& request) const;
   review::Decision Release(const review::AdmissionRequest& request) const;
 
   policy::Settings settings_;
