@@ -392,6 +392,50 @@ for i in $(seq 40); do echo "$i"; done |
 ten() { [[ $(k -n team-c get pods -o name | wc -l) -eq 10 ]]; }
 check "40 concurrent creates through both replicas for 10 GPUs leave exactly 10 Pods" ten
 
+# --- 3b. a pod holds its GPUs until it stops: release on removal, not on the first DELETE ---
+
+namespace team-d
+k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: team-d}
+spec: {hard: {requests.nvidia.com/gpu: "2"}}
+EOF
+eventually 300 limit_seen team-d 2 >/dev/null
+pod d1 team-d 2 | k apply -f - >/dev/null
+d1_bound() { [[ -n $(k -n team-d get pod d1 -o jsonpath='{.spec.nodeName}') ]]; }
+check "a two-GPU Pod fills team-d's limit of 2 and is bound to a Node" eventually 300 d1_bound
+graceful_delete() {  # no kubelet: the Pod stays terminating until deleted with grace 0
+  k -n team-d delete pod d1 --grace-period=120 --wait=false &&
+    [[ -n $(k -n team-d get pod d1 -o jsonpath='{.metadata.deletionTimestamp}') ]]
+}
+check "deleted with a grace period of 120 s, it stays, terminating" graceful_delete
+refused_while_terminating() {
+  local out
+  if out=$(pod d2 team-d 1 | k apply -f - 2>&1); then echo "admitted: $out"; return 1; fi
+  echo "$out" >"$work/terminating-refusal.txt"
+  [[ $out == *'exceeded quota: team-d, requested: nvidia.com/gpu=1, used: nvidia.com/gpu=2, limited: nvidia.com/gpu=2'* ]]
+}
+check "while it terminates, gpugate refuses a new GPU Pod: the namespace still holds 2 GPUs" \
+  refused_while_terminating
+echo "info  while d1 terminates, kubectl said: $(tr '\n' ' ' <"$work/terminating-refusal.txt")"
+check "both replicas still count it" used_is team-d 2
+k -n team-d delete pod d1 --grace-period=0 --force >/dev/null 2>&1
+d2_admitted() { admitted_with created < <(pod d2 team-d 1); }
+check "after its final delete (grace 0), the new GPU Pod is admitted" d2_admitted
+unscheduled_pod() {  # NAME: a one-GPU Pod no Node matches, so it is never scheduled
+  pod "$1" team-d 1
+  printf '  nodeSelector: {e2e.gpugate.io/no-such-node: "true"}\n'
+}
+unscheduled_pod d3 | k apply -f - >/dev/null
+d3_pending() {
+  [[ $(k -n team-d get pod d3 -o jsonpath='{.status.phase}/{.spec.nodeName}') == Pending/ ]]
+}
+check "a second one-GPU Pod fills the limit again, and is never scheduled" d3_pending
+k -n team-d delete pod d3 --wait=false >/dev/null
+d4_admitted() { admitted_with created < <(pod d4 team-d 1); }
+check "deleting the unscheduled Pod frees its GPU at once: the next Pod is admitted" d4_admitted
+
 # --- 5. quota per GPU model --------------------------------------------------------------
 
 model_pod() {  # NAME NS [PRODUCT]: a one-GPU Pod pinned to PRODUCT's Nodes, or unpinned
