@@ -148,6 +148,24 @@ TEST(TimeZoneTest, RefusesBadNamesAndFiles) {
   }
 }
 
+// Every cut of a real file is refused (never read past its end), and flipped bytes in the data
+// give an error or a zone, never a crash.
+TEST(TimeZoneTest, EveryTruncationIsRefused) {
+  for (const char* name : {"Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata"}) {
+    Result<std::string> bytes = ReadFile(std::string("/usr/share/zoneinfo/") + name);
+    ASSERT_TRUE(bytes.has_value());
+    for (size_t n = 0; n < bytes->size(); ++n) {
+      EXPECT_FALSE(TimeZone::FromTzif(name, bytes->substr(0, n)).has_value()) << name << " " << n;
+    }
+    for (size_t i = 0; i < bytes->size(); i += 7) {
+      std::string flipped = *bytes;
+      flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+      Result<TimeZone> zone = TimeZone::FromTzif(name, flipped);
+      if (zone) zone->OffsetAt(sys_days{2026y / 11 / 27});
+    }
+  }
+}
+
 TEST(TimeZoneTest, VersionOneFilesAreRefused) {
   Result<std::string> berlin = ReadFile("/usr/share/zoneinfo/Europe/Berlin");
   ASSERT_TRUE(berlin.has_value());
