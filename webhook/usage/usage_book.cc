@@ -36,6 +36,13 @@ UsageBook::UsageBook(TimeZone zone, BookOptions options)
 Status UsageBook::Add(KeyUsage& usage, const Accrual& a) const {
   if (a.milli < 0) return Fail("a negative amount (" + std::to_string(a.milli) + ")");
   if (a.held.to < a.held.from) return Fail("an interval that ends before it starts");
+  // Bounds on the calendar arithmetic, far beyond any pod: 1970 to 2200, ten years at most.
+  using std::chrono::sys_days;
+  if (a.held.from < sys_days{std::chrono::year{1970} / 1 / 1} ||
+      a.held.to > sys_days{std::chrono::year{2200} / 1 / 1} ||
+      a.held.to - a.held.from > days(3653)) {
+    return Fail("an interval outside 1970-2200 or longer than ten years");
+  }
   if (a.milli == 0 || a.held.to == a.held.from) return {};
   Status st;
   ForEachDay(zone_, a.held, [&](local_days day, seconds in) {

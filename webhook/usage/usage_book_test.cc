@@ -91,6 +91,12 @@ TEST(UsageBookTest, RefusalsLeaveTheBookUnchanged) {
        "usage of team-a/nvidia.com/gpu not recorded: a negative amount (-1)"},
       {{{Key("team-b"), 1000, day}, {Key("team-a"), 1000, {day.to, day.from}}},
        "usage of team-a/nvidia.com/gpu not recorded: an interval that ends before it starts"},
+      {{{Key("team-a"), 1000, {sys_seconds::min(), day.to}}},
+       "usage of team-a/nvidia.com/gpu not recorded: an interval outside 1970-2200 or longer than "
+       "ten years"},
+      {{{Key("team-a"), 1000, {Utc(2001, 1, 1), day.to}}},
+       "usage of team-a/nvidia.com/gpu not recorded: an interval outside 1970-2200 or longer than "
+       "ten years"},
       {{{Key("team-a"), INT64_MAX / 1000, day}},
        "usage of team-a/nvidia.com/gpu not recorded: GPU-time past the book's range"},
       {{{Key("team-b"), 1000, day}, {Key("team-c"), 1000, day}, {Key("team-d"), 1000, day}},
@@ -106,7 +112,7 @@ TEST(UsageBookTest, RefusalsLeaveTheBookUnchanged) {
   // The size the refusal names is the size the record would have had.
   Result<UsageBook> roomy = DecodeBook(before, TimeZone::Utc(), {.maxBytes = 1 << 20});
   ASSERT_TRUE(roomy.has_value());
-  ASSERT_TRUE(roomy->Accrue(cases[3].accruals).has_value());
+  ASSERT_TRUE(roomy->Accrue(cases[5].accruals).has_value());
   EXPECT_EQ(EncodeBook(*roomy).size(), 428u);
 }
 
