@@ -68,9 +68,12 @@ Result<KeyUsage> ReadKey(const Json& j, UsageKey& key) {
     if (!IsCount(d)) return Fail("days must be non-negative integers");
     usage.days.push_back(d.get<int64_t>());
   }
+  // Within 1970-2200 and a million GPUs, as UsageBook::Accrue admits them.
+  constexpr int64_t kEnd2200 = 7'258'118'400, kMaxMilli = 1'000'000'000;
   for (const Json& r : recent ? *recent : Json::array()) {
-    if (!r.is_array() || r.size() != 3 || !r[0].is_number_integer() || !r[1].is_number_integer() ||
-        !IsCount(r[2]) || r[1].get<int64_t>() < r[0].get<int64_t>()) {
+    if (!r.is_array() || r.size() != 3 || !IsCount(r[0]) || !IsCount(r[1]) || !IsCount(r[2]) ||
+        r[1].get<int64_t>() < r[0].get<int64_t>() || r[1].get<int64_t>() > kEnd2200 ||
+        r[2].get<int64_t>() > kMaxMilli) {
       return Fail("recent intervals must be [start, end, milli] with start <= end");
     }
     usage.recent.push_back(

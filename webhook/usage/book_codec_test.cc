@@ -79,6 +79,8 @@ TEST(BookCodecTest, RefusesMalformedRecords) {
        "usage record: a key is listed twice"},
       {replaced(R"("resource":"gpu-equivalents",)", ""),
        "usage record: a key needs namespace, resource, from and days"},
+      {replaced("[1793779200,1793782800,500]", "[1793779200,1793782800,9223372036854775807]"),
+       "usage record: recent intervals must be [start, end, milli] with start <= end"},
       {replaced("\"keys\":[", "\"keyz\":["), "usage record: keys missing"},
   };
   for (const Case& c : cases) {

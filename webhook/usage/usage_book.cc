@@ -35,6 +35,7 @@ UsageBook::UsageBook(TimeZone zone, BookOptions options)
 // Adds one accrual to a copy of its key's usage; the caller commits or drops the copy.
 Status UsageBook::Add(KeyUsage& usage, const Accrual& a) const {
   if (a.milli < 0) return Fail("a negative amount (" + std::to_string(a.milli) + ")");
+  if (a.milli > 1'000'000'000) return Fail("more than a million units held");
   if (a.held.to < a.held.from) return Fail("an interval that ends before it starts");
   // Bounds on the calendar arithmetic, far beyond any pod: 1970 to 2200, ten years at most.
   using std::chrono::sys_days;

@@ -76,9 +76,10 @@ class UsageBook {
  public:
   UsageBook(TimeZone zone, BookOptions options);
 
-  // Adds every accrual, or none: an accrual with a negative amount or an end before its start, a
-  // day total that would overflow, or an encoded size past options.maxBytes is refused with the
-  // reason. Days before the history's start (as of the last Prune) are not kept.
+  // Adds every accrual, or none: an accrual with a negative amount or more than a million units,
+  // an end before its start, an interval outside 1970-2200 or longer than ten years, a day total
+  // that would overflow, or an encoded size past options.maxBytes is refused with the reason. Days
+  // before the history's start (as of the last Prune) are not kept.
   Status Accrue(std::span<const Accrual> accruals);
 
   // Drops the days before the history's start for `now` and the intervals that ended before

@@ -98,7 +98,7 @@ TEST(UsageBookTest, RefusalsLeaveTheBookUnchanged) {
        "usage of team-a/nvidia.com/gpu not recorded: an interval outside 1970-2200 or longer than "
        "ten years"},
       {{{Key("team-a"), INT64_MAX / 1000, day}},
-       "usage of team-a/nvidia.com/gpu not recorded: GPU-time past the book's range"},
+       "usage of team-a/nvidia.com/gpu not recorded: more than a million units held"},
       {{{Key("team-b"), 1000, day}, {Key("team-c"), 1000, day}, {Key("team-d"), 1000, day}},
        "usage not recorded: the usage record would grow to 428 bytes, past its limit of 400 bytes"},
   };
