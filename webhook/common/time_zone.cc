@@ -17,43 +17,6 @@ using std::chrono::local_seconds;
 using std::chrono::seconds;
 using std::chrono::sys_seconds;
 
-// Transitions in time order, each with the offset in force from it on; before the first, the
-// file's type 0; after the last, the footer rule when there is one.
-struct TimeZone::Data {
-  std::string name;
-  seconds initial{0};
-  std::vector<sys_seconds> at;
-  std::vector<seconds> offset;
-  std::optional<PosixTzRule> footer;
-
-  seconds OffsetAt(sys_seconds t) const {
-    auto it = std::upper_bound(at.begin(), at.end(), t);
-    if (footer && (at.empty() || (it == at.end() && t > at.back()))) return footer->OffsetAt(t);
-    if (it == at.begin()) return initial;
-    return offset[static_cast<size_t>(it - at.begin()) - 1];
-  }
-
-  // The changes in [from, to), each with the offset in force from it on.
-  std::vector<std::pair<sys_seconds, seconds>> ChangesBetween(sys_seconds from,
-                                                              sys_seconds to) const {
-    std::vector<std::pair<sys_seconds, seconds>> out;
-    for (auto it = std::lower_bound(at.begin(), at.end(), from); it != at.end() && *it < to; ++it) {
-      out.emplace_back(*it, offset[static_cast<size_t>(it - at.begin())]);
-    }
-    if (!footer) return out;
-    using namespace std::chrono;
-    year first = year_month_day{floor<days>(from)}.year() - years(1);
-    year last = year_month_day{floor<days>(to)}.year() + years(1);
-    for (year y = first; y <= last; y += years(1)) {
-      for (const auto& change : footer->ChangesIn(y)) {
-        bool pastTable = at.empty() || change.first > at.back();
-        if (pastTable && change.first >= from && change.first < to) out.push_back(change);
-      }
-    }
-    return out;
-  }
-};
-
 namespace {
 
 // Big-endian readers over the file's bytes; `ok` turns false on the first read past the end.
@@ -95,6 +58,52 @@ std::optional<Header> ReadHeader(Bytes& b) {
   return h;
 }
 
+}  // namespace
+
+// Transitions in time order, each with the offset in force from it on; before the first, the
+// file's type 0; after the last, the footer rule when there is one.
+struct TimeZone::Data {
+  std::string name;
+  seconds initial{0};
+  std::vector<sys_seconds> at;
+  std::vector<seconds> offset;
+  std::optional<PosixTzRule> footer;
+
+  // The version 2+ data block described by `h`; "" or why it is unusable.
+  std::string ReadBlock(Bytes& b, const Header& h);
+  // The footer, "\n" rule "\n" (an empty rule: none); "" or why it is unusable.
+  std::string ReadFooter(std::string_view rest);
+
+  seconds OffsetAt(sys_seconds t) const {
+    auto it = std::upper_bound(at.begin(), at.end(), t);
+    if (footer && (at.empty() || (it == at.end() && t > at.back()))) return footer->OffsetAt(t);
+    if (it == at.begin()) return initial;
+    return offset[static_cast<size_t>(it - at.begin()) - 1];
+  }
+
+  // The changes in [from, to), each with the offset in force from it on.
+  std::vector<std::pair<sys_seconds, seconds>> ChangesBetween(sys_seconds from,
+                                                              sys_seconds to) const {
+    std::vector<std::pair<sys_seconds, seconds>> out;
+    for (auto it = std::lower_bound(at.begin(), at.end(), from); it != at.end() && *it < to; ++it) {
+      out.emplace_back(*it, offset[static_cast<size_t>(it - at.begin())]);
+    }
+    if (!footer) return out;
+    using namespace std::chrono;
+    year first = year_month_day{floor<days>(from)}.year() - years(1);
+    year last = year_month_day{floor<days>(to)}.year() + years(1);
+    for (year y = first; y <= last; y += years(1)) {
+      for (const auto& change : footer->ChangesIn(y)) {
+        bool pastTable = at.empty() || change.first > at.back();
+        if (pastTable && change.first >= from && change.first < to) out.push_back(change);
+      }
+    }
+    return out;
+  }
+};
+
+namespace {
+
 bool IsSafeName(std::string_view name) {
   if (name.empty() || name.size() > 255 || name.front() == '/') return false;
   size_t start = 0;
@@ -132,6 +141,42 @@ Result<TimeZone> TimeZone::Load(std::string_view name, std::string_view dir) {
   return FromTzif(name, *bytes);
 }
 
+std::string TimeZone::Data::ReadBlock(Bytes& b, const Header& h) {
+  std::vector<uint64_t> times(h.time), types(h.time);
+  for (auto& t : times) t = b.Read(8);
+  for (auto& t : types) t = b.Read(1);
+  std::vector<seconds> offsets(h.type);
+  for (auto& o : offsets) {
+    o = seconds(static_cast<int32_t>(b.Read(4)));
+    b.Skip(2);  // isdst, abbreviation index
+    // RFC 8536's range, within a day of UTC, which FromLocal relies on.
+    if (o <= seconds(-89'999) || o >= seconds(93'600)) return "a UTC offset out of range";
+  }
+  b.Skip(h.chars + h.isstd + h.isut);
+  if (!b.ok) return "truncated";
+  for (size_t i = 0; i < times.size(); ++i) {
+    if (types[i] >= offsets.size()) return "a transition names a missing local time type";
+    sys_seconds when{seconds(static_cast<int64_t>(times[i]))};
+    if (i > 0 && when <= at.back()) return "transitions out of order";
+    at.push_back(when);
+    offset.push_back(offsets[types[i]]);
+  }
+  initial = offsets[0];
+  return "";
+}
+
+std::string TimeZone::Data::ReadFooter(std::string_view rest) {
+  if (rest.size() < 2 || rest.front() != '\n') return "truncated (no footer)";
+  size_t end = rest.find('\n', 1);
+  if (end == std::string_view::npos) return "truncated footer";
+  std::string_view rule = rest.substr(1, end - 1);
+  if (rule.empty()) return "";
+  Result<PosixTzRule> parsed = PosixTzRule::Parse(rule);
+  if (!parsed) return parsed.error().message;
+  footer = *parsed;
+  return "";
+}
+
 Result<TimeZone> TimeZone::FromTzif(std::string_view name, std::string_view bytes) {
   auto bad = [&](std::string_view why) {
     return Fail("time zone \"" + std::string(name) + "\": " + std::string(why));
@@ -139,8 +184,9 @@ Result<TimeZone> TimeZone::FromTzif(std::string_view name, std::string_view byte
   Bytes b{bytes};
   std::optional<Header> v1 = ReadHeader(b);
   if (!v1) return bad("not a TZif file");
-  if (v1->version < '2')
+  if (v1->version < '2') {
     return bad("TZif version 1 has no 64-bit times; version 2 or later needed");
+  }
   b.Skip(v1->time * 5 + v1->type * 6 + v1->chars + v1->leap * 8 + v1->isstd + v1->isut);
   std::optional<Header> h = b.ok ? ReadHeader(b) : std::nullopt;
   if (!h) return bad("truncated (no version 2 header)");
@@ -148,34 +194,8 @@ Result<TimeZone> TimeZone::FromTzif(std::string_view name, std::string_view byte
   if (h->type == 0 || h->type > 256 || h->time > 100000) return bad("implausible counts");
   auto data = std::make_shared<Data>();
   data->name = std::string(name);
-  std::vector<uint64_t> times(h->time), types(h->time);
-  for (auto& t : times) t = b.Read(8);
-  for (auto& t : types) t = b.Read(1);
-  std::vector<seconds> offsets(h->type);
-  for (auto& o : offsets) {
-    o = seconds(static_cast<int32_t>(b.Read(4)));
-    b.Skip(2);  // isdst, abbreviation index
-  }
-  b.Skip(h->chars + h->isstd + h->isut);
-  if (!b.ok) return bad("truncated");
-  for (size_t i = 0; i < times.size(); ++i) {
-    if (types[i] >= offsets.size()) return bad("a transition names a missing local time type");
-    sys_seconds when{seconds(static_cast<int64_t>(times[i]))};
-    if (i > 0 && when <= data->at.back()) return bad("transitions out of order");
-    data->at.push_back(when);
-    data->offset.push_back(offsets[types[i]]);
-  }
-  data->initial = offsets[0];
-  // The footer: "\n" rule "\n"; an empty rule means none.
-  if (b.rest.size() < 2 || b.rest.front() != '\n') return bad("truncated (no footer)");
-  size_t end = b.rest.find('\n', 1);
-  if (end == std::string_view::npos) return bad("truncated footer");
-  std::string_view rule = b.rest.substr(1, end - 1);
-  if (!rule.empty()) {
-    Result<PosixTzRule> parsed = PosixTzRule::Parse(rule);
-    if (!parsed) return bad(parsed.error().message);
-    data->footer = *parsed;
-  }
+  if (std::string why = data->ReadBlock(b, *h); !why.empty()) return bad(why);
+  if (std::string why = data->ReadFooter(b.rest); !why.empty()) return bad(why);
   return TimeZone(std::move(data));
 }
 
