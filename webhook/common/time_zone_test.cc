@@ -166,6 +166,28 @@ TEST(TimeZoneTest, EveryTruncationIsRefused) {
   }
 }
 
+// An offset more than a day from UTC (RFC 8536 allows -89999 to 93599 seconds) is refused.
+TEST(TimeZoneTest, OffsetsBeyondADayAreRefused) {
+  Result<std::string> bytes = ReadFile("/usr/share/zoneinfo/Asia/Kolkata");
+  ASSERT_TRUE(bytes.has_value());
+  auto count = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>((*bytes)[at + i]);
+    return size_t{v};
+  };
+  // Past the version 1 block (its counts at 20..43), the version 2 header, then the
+  // transitions (8 + 1 bytes each) come the local time types, each starting with its offset.
+  size_t v2 =
+      44 + count(32) * 5 + count(36) * 6 + count(40) + count(28) * 8 + count(24) + count(20);
+  size_t firstType = v2 + 44 + count(v2 + 32) * 9;
+  std::string broken = *bytes;
+  broken.replace(firstType, 4, "\x7f\xff\xff\xff");
+  Result<TimeZone> zone = TimeZone::FromTzif("Asia/Kolkata", broken);
+  ASSERT_FALSE(zone.has_value());
+  EXPECT_EQ(zone.error().message, "time zone \"Asia/Kolkata\": a UTC offset out of range");
+  EXPECT_TRUE(TimeZone::FromTzif("Asia/Kolkata", *bytes).has_value());
+}
+
 TEST(TimeZoneTest, VersionOneFilesAreRefused) {
   Result<std::string> berlin = ReadFile("/usr/share/zoneinfo/Europe/Berlin");
   ASSERT_TRUE(berlin.has_value());
