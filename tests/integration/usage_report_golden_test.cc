@@ -28,10 +28,14 @@ UsageReport Report(GroupBy by) {
   Result<TimeZone> berlin = TimeZone::Load("Europe/Berlin");
   EXPECT_TRUE(berlin.has_value());
   UsageBook book(*berlin, {});
-  const quota::Amounts a100x4 = {{"nvidia.com/gpu", 4000}, {"nvidia.com/gpu@a100", 4000},
-                                 {"gpu-equivalents", 4000}, {"gpu-equivalents@a100", 4000}};
-  const quota::Amounts a100x2 = {{"nvidia.com/gpu", 2000}, {"nvidia.com/gpu@a100", 2000},
-                                 {"gpu-equivalents", 2000}, {"gpu-equivalents@a100", 2000}};
+  const quota::Amounts a100x4 = {{"nvidia.com/gpu", 4000},
+                                 {"nvidia.com/gpu@a100", 4000},
+                                 {"gpu-equivalents", 4000},
+                                 {"gpu-equivalents@a100", 4000}};
+  const quota::Amounts a100x2 = {{"nvidia.com/gpu", 2000},
+                                 {"nvidia.com/gpu@a100", 2000},
+                                 {"gpu-equivalents", 2000},
+                                 {"gpu-equivalents@a100", 2000}};
   const quota::Amounts shares = {{"tencent.com/vcuda-core", 30'000}, {"gpu-equivalents", 300}};
   const quota::Amounts one = {{"nvidia.com/gpu", 1000}, {"gpu-equivalents", 1000}};
   for (const auto& [ns, charge, from, to] :
@@ -41,8 +45,8 @@ UsageReport Report(GroupBy by) {
         std::tuple{"team-b", shares, At(*berlin, 2026, 11, 24, 8), At(*berlin, 2026, 11, 26, 8)}}) {
     EXPECT_TRUE(book.Accrue(Accruals(ns, charge, {from, to})).has_value());
   }
-  auto running = Accruals("team-c", one, {At(*berlin, 2026, 11, 27, 9),
-                                          At(*berlin, 2026, 11, 27, 21, 30)});
+  auto running =
+      Accruals("team-c", one, {At(*berlin, 2026, 11, 27, 9), At(*berlin, 2026, 11, 27, 21, 30)});
   ReportQuery query = *QueryForMonth("2026-11");
   query.by = by;
   return BuildReport(book, running, query);
