@@ -8,6 +8,7 @@ packages=(
   libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openssl ca-certificates curl
+  tzdata  # /usr/share/zoneinfo: budget periods in local time (common/time_zone.h, and its tests)
 )
 # Extra groups: `install-deps.sh bench` adds the load generator, plotting, taskset, ss and python3
 # (bench/load/run.sh). `install-deps.sh fuzz` adds clang 16, its libFuzzer and sanitizer runtimes, and

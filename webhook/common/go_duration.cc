@@ -21,13 +21,17 @@ constexpr std::array<Unit, 8> kUnits{{{"ns", 1e-3},
                                       {"h", 3600e6},
                                       {"\xce\xbcs", 1}}};  // μs (Greek mu), which Go also reads
 
-constexpr double kMaxMicros = 24 * 3600e6;
-
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
 Result<std::chrono::microseconds> ParseGoDuration(std::string_view text) {
+  return ParseGoDuration(text, std::chrono::hours(24));
+}
+
+Result<std::chrono::microseconds> ParseGoDuration(std::string_view text,
+                                                  std::chrono::microseconds max) {
+  const double maxMicros = static_cast<double>(max.count());
   if (text.empty()) return Fail("empty");
   if (text == "0") return std::chrono::microseconds(0);
   if (text.front() == '-') return Fail("negative");
@@ -55,7 +59,7 @@ Result<std::chrono::microseconds> ParseGoDuration(std::string_view text) {
       }
     }
     if (!digits) return Fail("expected a number, e.g. 5s");
-    if (whole > kMaxMicros) return Fail("too long");
+    if (whole > maxMicros) return Fail("too long");
     rest.remove_prefix(i);
     const Unit* unit = nullptr;
     for (const Unit& u : kUnits) {
@@ -64,7 +68,11 @@ Result<std::chrono::microseconds> ParseGoDuration(std::string_view text) {
     if (!unit) return Fail("missing or unknown unit (ns, us, ms, s, m, h)");
     rest.remove_prefix(unit->name.size());
     total += whole * unit->micros;
-    if (total > kMaxMicros) return Fail("longer than a day");
+    if (total > maxMicros) {
+      if (max == std::chrono::hours(24)) return Fail("longer than a day");
+      return Fail("longer than " +
+                  FormatGoDuration(std::chrono::duration_cast<std::chrono::milliseconds>(max)));
+    }
   }
   return std::chrono::microseconds(static_cast<int64_t>(total));
 }

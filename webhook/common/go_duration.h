@@ -16,6 +16,11 @@ namespace gpugate {
 // was being parsed.
 Result<std::chrono::microseconds> ParseGoDuration(std::string_view text);
 
+// The same with another ceiling than a day, for longer spans (a budget's rolling window of
+// "720h"); past `max` the reason is "longer than <max in Go's spelling>".
+Result<std::chrono::microseconds> ParseGoDuration(std::string_view text,
+                                                  std::chrono::microseconds max);
+
 // `d` in the shortest Go spelling that is exact to the millisecond: "10s", "250ms", "2m",
 // "1m30s", "1h", "0s". For messages and logs.
 std::string FormatGoDuration(std::chrono::milliseconds d);

@@ -52,6 +52,26 @@ TEST(ParseGoDurationTest, Table) {
   }
 }
 
+TEST(ParseGoDurationTest, LongerCeiling) {
+  const Case cases[] = {
+      {"720h", 2'592'000'000'000},
+      {"8784h", 31'622'400'000'000},
+      {"10m", 600'000'000},
+      {"8785h", -1, "longer than 8784h"},
+      {"99999999999999999999s", -1, "too long"},
+  };
+  for (const Case& c : cases) {
+    auto got = ParseGoDuration(c.text, 8784h);
+    if (c.micros >= 0) {
+      ASSERT_TRUE(got.has_value()) << c.text << ": " << got.error().message;
+      EXPECT_EQ(got->count(), c.micros) << c.text;
+    } else {
+      ASSERT_FALSE(got.has_value()) << c.text << " parsed as " << got->count();
+      EXPECT_EQ(got.error().message, c.error) << c.text;
+    }
+  }
+}
+
 TEST(FormatGoDurationTest, ShortestExactSpelling) {
   const struct {
     std::chrono::milliseconds d;

@@ -82,8 +82,10 @@ constexpr Field<Config> kTopLevelFields[] = {
     {"modes", ReadModes},
     {"cluster", ReadCluster},
     {"audit", ReadAudit},
-    // Read by ReadLaterSections once `resources` is known, wherever it appears in the file.
+    // Read by ReadLaterSections once `resources` (and for usage, `quota`) is known, wherever
+    // they appear in the file.
     {"quota", [](const Cursor&, Config&) { return Status{}; }},
+    {"usage", [](const Cursor&, Config&) { return Status{}; }},
 };
 
 // The sections that refer to others, read after every other section is in `config`.
@@ -97,6 +99,11 @@ Status ReadLaterSections(const Cursor& root, Config& config) {
           "stateFile is the local ledger's file and is not used when cluster.enabled is true; "
           "remove it");
     }
+  }
+  // usage names quota's figures and flavors.
+  for (auto it = root.node().begin(); it != root.node().end(); ++it) {
+    if (it->first.Scalar() != "usage") continue;
+    if (auto st = ReadUsage(root.Entry("usage", it->first, it->second), config); !st) return st;
   }
   return {};
 }

@@ -13,6 +13,7 @@
 #include "common/result.h"
 #include "policy/settings.h"
 #include "quota/quota_config.h"
+#include "usage/budget.h"
 
 namespace gpugate::config {
 
@@ -89,6 +90,7 @@ struct Config {
   ClusterConfig cluster;
   quota::QuotaConfig quota;  // quota.*: limits per namespace, weighted figures, the journal
   AuditConfig audit;         // audit.*: for `gpugate audit` only
+  usage::UsageConfig usage;  // usage.*: the time zone, history and GPU-hour budgets
 };
 
 // Parses YAML text. `source` names the file in error messages, e.g.

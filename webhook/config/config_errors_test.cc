@@ -25,11 +25,11 @@ TEST(ParseConfig, DocumentErrors) {
       {"quotas: {}\n",
        "gpugate.yaml:1: quotas: unknown key (known: listen, shutdownDelay, "
        "shutdownDelaySeconds, server, tls, exemptNamespaces, resources, mutation, security, "
-       "modes, cluster, audit, quota)"},
+       "modes, cluster, audit, quota, usage)"},
       {"listen: \"0.0.0.0:1\"\nListen: \"0.0.0.0:2\"\n",
        "gpugate.yaml:2: Listen: unknown key (known: listen, shutdownDelay, "
        "shutdownDelaySeconds, server, tls, exemptNamespaces, resources, mutation, security, "
-       "modes, cluster, audit, quota)"},
+       "modes, cluster, audit, quota, usage)"},
       {"shutdownDelaySeconds: -1\n",
        "gpugate.yaml:1: shutdownDelaySeconds: must be a number of seconds from 0 to 300, got "
        "\"-1\""},

@@ -52,14 +52,6 @@ Status ReadRuleModes(const Cursor& value, std::map<std::string, Mode, std::less<
   return {};
 }
 
-// A namespace name in which '*' stands for any run of characters: "team-*", "*-prod", "*".
-bool IsNamespacePattern(std::string_view s) {
-  if (s == "*") return true;
-  std::string filled(s);
-  std::replace(filled.begin(), filled.end(), '*', 'x');
-  return IsDnsLabel(filled);
-}
-
 struct NamespaceItem {
   NamespaceModes entry;
   bool hasPattern = false;
@@ -127,6 +119,14 @@ constexpr Field<ModeSettings> kModeFields[] = {
 };
 
 }  // namespace
+
+// "team-*", "*-prod", "*".
+bool IsNamespacePattern(std::string_view s) {
+  if (s == "*") return true;
+  std::string filled(s);
+  std::replace(filled.begin(), filled.end(), '*', 'x');
+  return IsDnsLabel(filled);
+}
 
 Status ReadModes(const Cursor& value, Config& out) {
   ModeSettings modes;

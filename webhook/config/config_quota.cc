@@ -94,9 +94,9 @@ Status ReadWeights(const Cursor& value, QuotaSection& s) {
 // --- namespaces ---
 
 // "resource@flavor": the flavor must be one of quota.flavors.
-Status CheckFlavor(const Cursor& keyAt, const std::string& name, const QuotaSection& s,
+Status CheckFlavor(const Cursor& keyAt, const std::string& name, const quota::QuotaConfig& quota,
                    std::string_view flavor) {
-  for (const policy::Flavor& f : s.quota.flavors) {
+  for (const policy::Flavor& f : quota.flavors) {
     if (f.name == flavor) return {};
   }
   return keyAt.Fail("names flavor " + JsonQuote(std::string(flavor)) +
@@ -107,17 +107,7 @@ Status ReadLimits(const Cursor& value, const QuotaSection& s, Amounts& out) {
   Amounts limits;
   auto st = VisitEntries(
       value, [&](const std::string& name, const Cursor& keyAt, const Cursor& limit) -> Status {
-        std::string resource = name;
-        if (auto flavored = policy::SplitFlavored(name)) {
-          if (auto st = CheckFlavor(keyAt, name, s, flavored->second); !st) return st;
-          resource = std::string(flavored->first);
-        }
-        if (!s.quota.weights.contains(resource)) {
-          auto st = CheckManagedResource(
-              keyAt, resource, s.settings,
-              "a resource gpugate manages (see resources) or a figure from quota.weights");
-          if (!st) return st;
-        }
+        if (auto st = CheckLimitName(keyAt, name, s.settings, s.quota); !st) return st;
         return ReadMilli(limit, kLimitWhat, limits[name]);
       });
   if (!st) return st;
@@ -155,6 +145,19 @@ constexpr Field<QuotaSection> kQuotaFields[] = {
 };
 
 }  // namespace
+
+Status CheckLimitName(const Cursor& keyAt, const std::string& name,
+                      const policy::Settings& settings, const quota::QuotaConfig& quota) {
+  std::string resource = name;
+  if (auto flavored = policy::SplitFlavored(name)) {
+    if (auto st = CheckFlavor(keyAt, name, quota, flavored->second); !st) return st;
+    resource = std::string(flavored->first);
+  }
+  if (quota.weights.contains(resource)) return {};
+  return CheckManagedResource(
+      keyAt, resource, settings,
+      "a resource gpugate manages (see resources) or a figure from quota.weights");
+}
 
 Status ReadQuota(const Cursor& value, Config& out) {
   QuotaSection section{.settings = out.policy};

@@ -34,6 +34,18 @@ Status ReadAudit(const Cursor& value, Config& out);
 // other section (`out.policy` is complete), whatever the order of keys in the file.
 Status ReadQuota(const Cursor& value, Config& out);
 
+// config_quota.cc: a limit's name, as quota.namespaces and usage.budgets write it: a managed
+// resource or a figure from quota.weights, either optionally "@flavor" of quota.flavors.
+Status CheckLimitName(const Cursor& keyAt, const std::string& name,
+                      const policy::Settings& settings, const quota::QuotaConfig& quota);
+
+// config_usage.cc: the usage section (time zone, history, GPU-hour budgets). Its limits name
+// resources, figures and flavors, so it is read after the quota section.
+Status ReadUsage(const Cursor& value, Config& out);
+
+// config_modes.cc: a namespace name in which '*' stands for any run of characters.
+bool IsNamespacePattern(std::string_view s);
+
 // config_flavors.cc: quota.flavors, and quota.defaultFlavors naming them.
 Status ReadFlavors(const Cursor& value, std::vector<policy::Flavor>& out);
 Status ReadDefaultFlavors(const Cursor& value, const std::vector<policy::Flavor>& flavors,

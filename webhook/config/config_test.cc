@@ -421,7 +421,7 @@ TEST(LoadConfigFile, ReadsAFileAndNamesItInErrors) {
             bad +
                 ":2: listen2: unknown key (known: listen, shutdownDelay, shutdownDelaySeconds, "
                 "server, tls, exemptNamespaces, resources, mutation, security, modes, cluster, "
-                "audit, quota)");
+                "audit, quota, usage)");
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }
