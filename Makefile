@@ -7,7 +7,7 @@ DEV_CERTS := certs/dev
 PREFIX ?= /usr/local
 
 .PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks bench-burst \
-	bench-cluster bench-audit soak-load soak format clean \
+	bench-cluster bench-audit soak-load soak format clean test-deps \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools e2e e2e-playground
 
 all: build
@@ -26,7 +26,7 @@ build: deps $(BUILD)/CMakeCache.txt
 TEST_JOBS ?= 4
 CTEST := ctest --output-on-failure -j$(TEST_JOBS)
 
-test: build test-tools
+test: build test-deps test-tools
 	cd $(BUILD) && $(CTEST)
 	@bash tools/print-skips.sh $(BUILD)
 	@command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || \
@@ -178,6 +178,10 @@ cel:
 
 cel-if-npm:
 	@bash tools/install-cel.sh --if-npm
+
+# strace, valgrind and python3: the cost budgets' counters (tests/budget/), never skipped.
+test-deps:
+	@bash tools/install-deps.sh test
 
 # What `make test` installs for its tests besides the build's packages: the CEL evaluator and
 # kubectl (tools/install-test-tools.sh); a test whose tool could not be had skips, saying why.

@@ -20,9 +20,12 @@ packages=(
 # `install-deps.sh e2e` adds what tests/e2e/ runs besides the control plane: python3 (free ports, the
 # Service's stand-in proxy), openssl and curl. `install-deps.sh chart` adds python3 with PyYAML for
 # tests/chart/; `install-deps.sh image` adds podman, runc and debootstrap (make image).
+# `install-deps.sh test` adds strace, valgrind and python3 for the cost budgets of tests/budget/
+# (make test runs it).
 for group in "$@"; do
   case "$group" in
     bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
+    test) packages+=(strace valgrind python3) ;;  # tests/budget/: counts per review
     fuzz) packages+=(clang-16 libclang-rt-16-dev llvm-16) ;;
     kubectl) packages+=(npm python3) ;;  # tools/install-kubectl.sh
     node) packages+=(nodejs npm) ;;      # tools/install-cel.sh

@@ -47,9 +47,10 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# start_server floor|evfloor|evbeast|gpugate|before PORT: starts it pinned to SERVER_CPU and waits
-# for /healthz. floor is the cpp-httplib floor, evfloor the same fixed reply on gpugate's event
-# transport, evbeast the event transport with Boost.Beast's head parser (gpugate_floor_beast).
+# start_server floor|evfloor|evbeast|gpugate|before|gopeer PORT: starts it pinned to SERVER_CPU and
+# waits for /healthz. floor is the cpp-httplib floor, evfloor the same fixed reply on gpugate's event
+# transport, evbeast the event transport with Boost.Beast's head parser (gpugate_floor_beast),
+# gopeer the Go peer (bench/load/gopeer: the same rules in a typical Go webhook).
 # gpugate logs one JSON line per review; they go to /dev/null (a real pod writes them to a pipe).
 start_server() {
   local which=$1 port=$2
@@ -61,6 +62,8 @@ start_server() {
     taskset -c "$SERVER_CPU" "$FLOOR" "${args[@]}" --transport event >/dev/null &
   elif [ "$which" = evbeast ]; then
     taskset -c "$SERVER_CPU" "$FLOOR_BEAST" "${args[@]}" --transport event >/dev/null &
+  elif [ "$which" = gopeer ]; then
+    taskset -c "$SERVER_CPU" "$GOPEER_BIN" "${args[@]}" >/dev/null 2>&1 &
   elif [ "$which" = before ]; then
     taskset -c "$SERVER_CPU" "$BASELINE" serve "${args[@]}" >/dev/null 2>&1 &
   else

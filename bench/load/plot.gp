@@ -9,9 +9,10 @@ if (!exists("conns")) conns = 16
 
 set datafile separator ','
 set terminal pngcairo size 1200,480 font ',10'
-# Columns: 1 server, 2 route, 4 body_bytes, 5 conns, 8 rps, 11 p99_us. One table per server:
+# Columns: 1 server, 2 route, 4 body_bytes, 5 conns, 8 rps, 11 p99_us, 27 round (only the first
+# round is plotted). One table per server:
 # body KiB, requests/s, p99 ms, in the CSV's order (smallest body first).
-wanted(server) = strcol(1) eq server && strcol(2) eq route && column(5) == conns
+wanted(server) = strcol(1) eq server && strcol(2) eq route && column(5) == conns && column(27) == 1
 set table $floor
 plot csv using (column(4) / 1024.0):8:(column(11) / 1000.0) every ::1 with table if (wanted('floor'))
 set table $evfloor

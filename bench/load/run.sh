@@ -3,9 +3,12 @@
 # over TLS on loopback, server and client each pinned to a CPU of their own. docs/performance.md
 # explains the method and what the numbers mean.
 #
-#   bench/load/run.sh [load]   every case in CASES x ROUTES x CONNS: the cpp-httplib floor,
-#                              the event-transport floor (evfloor), then gpugate;
-#                              writes bench/results/load.{csv,txt,png}       (make bench-load)
+#   bench/load/run.sh [load]   ROUNDS rounds (3); each runs every case in CASES x ROUTES x
+#                              CONNS server by server: the cpp-httplib floor, the event-
+#                              transport floor (evfloor), gpugate, BASELINE's gpugate (before)
+#                              if set, the Go peer (gopeer) unless GOPEER=0; then the medians
+#                              and gpugate's ratios (summarize.py); writes
+#                              bench/results/load.{csv,txt,png}               (make bench-load)
 #   RATE=N bench/load/run.sh   the same at about N requests/s in all (each connection pauses
 #                              between requests) instead of flat out, for latency at a set
 #                              load; writes bench/results/load-rateN.{csv,txt,png}
@@ -29,7 +32,10 @@
 # change is measured side by side in one run; its ratio column is to the same floor), EVBEAST
 # (1: each case also runs the event floor with Boost.Beast's head parser, gpugate_floor_beast,
 # as server "evbeast" right after evfloor; its r/ev is to evfloor; needs libboost1.81-dev:
-# bash tools/install-deps.sh beast, which make bench-load EVBEAST=1 runs).
+# bash tools/install-deps.sh beast, which make bench-load EVBEAST=1 runs), ROUNDS (3: how many
+# times every case runs on every server; medians and per-round ratios are reported), GOPEER (1:
+# each case also runs the Go peer, bench/load/gopeer, as server "gopeer", built by
+# bench/load/build_gopeer.sh; 0 leaves it out, as does a machine without Go).
 #
 # Comparing two commits: git worktree add /tmp/before <commit>; build its gpugate with
 # cmake -S /tmp/before -B /tmp/before/build-bench -DCMAKE_BUILD_TYPE=Release
@@ -64,21 +70,43 @@ prepare() {
     -DGPUGATE_BUILD_TESTS=OFF >/dev/null
   cmake --build "$BUILD" -j"${JOBS:-2}" --target gpugate gpugate_floor \
     $([ "${EVBEAST:-}" != 1 ] || echo gpugate_floor_beast)
+  if [ "$MODE" = load ] && [ "${GOPEER:-1}" = 1 ]; then
+    GOPEER_BIN=$(bash "$SCRIPT_DIR/build_gopeer.sh" "$BUILD/gopeer") ||
+      log "no Go peer (bench/load/build_gopeer.sh failed, or no Go 1.26): running without it"
+  fi
   mkdir -p "$WORK" "$RESULTS"
   [ -f "$WORK/certs/tls.crt" ] ||
     "$GPUGATE" certs --out "$WORK/certs" --host 127.0.0.1 >/dev/null 2>&1
   python3 "$SCRIPT_DIR/make_bodies.py" "$WORK" "$FIXTURE" >&2
+  [ -z "${GOPEER_BIN:-}" ] || check_gopeer
+}
+
+# The Go peer must answer every body as gpugate does (check_gopeer.py), or comparing their
+# costs compares different work.
+check_gopeer() {
+  local gport pport gpid
+  gport=$(free_port)
+  start_server gpugate "$gport"
+  gpid=$SERVER_PID
+  pport=$(free_port)
+  start_server gopeer "$pport"
+  python3 "$SCRIPT_DIR/check_gopeer.py" "https://127.0.0.1:$gport" "https://127.0.0.1:$pport" \
+    "$WORK"/{3k,15k,60k}.json >&2 || { SERVER_PID=$gpid stop_server; exit 1; }
+  stop_server
+  SERVER_PID=$gpid
+  stop_server
 }
 
 CSV_HEADER="server,route,body,body_bytes,conns,duration_s,requests,rps,p50_us,p90_us,p99_us,\
 p999_us,max_us,server_cpu_us_per_req,server_cpu_pct,client_cpu_pct,server_core_pct,\
 client_core_pct,other_cpu_pct,peak_rss_kib,conns_served,socket_errors,timeouts,status_errors,\
-rps_ratio,rps_ratio_event"
+rps_ratio,rps_ratio_event,round"
 
-# measure floor|evfloor|evbeast|gpugate|before ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
+# measure floor|evfloor|evbeast|gpugate|before|gopeer ROUTE CASE CONNS FLOOR_RPS EVFLOOR_RPS: one run; leaves its CSV
 # row in ROW and the share of the two cores other processes took during it in OTHER.
 ROW=""
 OTHER=0
+ROUND=1
 measure() {
   local which=$1 route=$2 case=$3 conns=$4 floor_rps=$5 evfloor_rps=${6:-0}
   local port body out sampler
@@ -105,7 +133,7 @@ measure() {
   stop_server
   [ -n "$(field "$out" requests)" ] || { log "wrk gave no result: $out"; exit 1; }
   ROW=$(format_row "$which,$route,$case,$(stat -c %s "$body"),$conns" "$floor_rps" "$out" \
-    "$evfloor_rps")
+    "$evfloor_rps"),$ROUND
   OTHER=$(cut -d, -f19 <<<"$ROW")
 }
 
@@ -126,7 +154,7 @@ format_row() {
         secs = dur / 1e6; rps = req / secs; core = hz * secs / 100  # ticks in 1% of a core
         split(head, h, ",")
         ratio = (h[1] != "floor" && frps > 0) ? sprintf("%.2f", rps / frps) : ""
-        ratio_ev = ((h[1] == "gpugate" || h[1] == "before" || h[1] == "evbeast") && erps > 0) ? sprintf("%.2f", rps / erps) : ""
+        ratio_ev = ((h[1] == "gpugate" || h[1] == "before" || h[1] == "evbeast" || h[1] == "gopeer") && erps > 0) ? sprintf("%.2f", rps / erps) : ""
         other = (both - srv - cli * hz) / core / 2  # % of the two cores
         printf "%s,%.1f,%d,%.0f,%d,%d,%d,%d,%d,%.1f,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%d,%d,%s,%s\n",
           head, secs, req, rps, p50, p90, p99, p999, max, (req > 0 ? srv / hz * 1e6 / req : 0),
@@ -150,16 +178,16 @@ measure_clean() {
 
 # Columns by number: 1 server 2 route 3 body 5 conns 8 rps 9 p50 11 p99 12 p99.9 14 cpu/req
 # 17 server core 18 client core 19 other 20 peak RSS 21 served 22 socket errors 23 timeouts
-# 24 non-2xx 25 ratio to the cpp-httplib floor 26 ratio to the event-transport floor.
+# 24 non-2xx 25 ratio to the cpp-httplib floor 26 ratio to the event-transport floor 27 round.
 print_table() {
   awk -F, 'NR == 1 {
-      printf "%-7s %-9s %-4s %5s %6s %7s %6s %6s %7s %8s %4s %4s %4s %7s %7s %7s %6s %5s %5s\n",
-        "server", "route", "body", "conns", "served", "req/s", "p50ms", "p99ms", "p999ms",
-        "cpu us/r", "srv%", "cli%", "oth%", "RSS MiB", "sockerr", "timeout", "non2xx", "ratio",
-        "r/ev"
+      printf "%-5s %-7s %-9s %-4s %5s %6s %7s %6s %6s %7s %8s %4s %4s %4s %7s %7s %7s %6s %5s %5s\n",
+        "round", "server", "route", "body", "conns", "served", "req/s", "p50ms", "p99ms",
+        "p999ms", "cpu us/r", "srv%", "cli%", "oth%", "RSS MiB", "sockerr", "timeout", "non2xx",
+        "ratio", "r/ev"
       next }
-    { printf "%-7s %-9s %-4s %5d %6d %7.0f %6.2f %6.2f %7.2f %8.1f %4.0f %4.0f %4.0f %7.1f %7d %7d %6d %5s %5s\n",
-        $1, $2, $3, $5, $21, $8, $9 / 1000, $11 / 1000, $12 / 1000, $14, $17, $18, $19,
+    { printf "%-5s %-7s %-9s %-4s %5d %6d %7.0f %6.2f %6.2f %7.2f %8.1f %4.0f %4.0f %4.0f %7.1f %7d %7d %6d %5s %5s\n",
+        $27, $1, $2, $3, $5, $21, $8, $9 / 1000, $11 / 1000, $12 / 1000, $14, $17, $18, $19,
         $20 / 1024, $22, $23, $24, $25, $26 }' "$1"
 }
 
@@ -178,43 +206,45 @@ describe_state() {
       "$TIMEOUT, $(if [ -n "${RATE:-}" ]; then echo "at most $RATE requests/s"; else echo "flat out"; fi)"
 }
 
-run_load() {
-  DURATION=${DURATION:-10}
-  local name=load${RATE:+-rate$RATE}
-  local csv=$RESULTS/$name.csv floor_rps evfloor_rps
-  echo "$CSV_HEADER" >"$csv"
+# One round: every case, server by server (floor first: the others' ratio columns are to it).
+run_round() {
+  local csv=$1 floor_rps evfloor_rps which
   for case in ${CASES:-3k 15k 60k}; do
     for route in ${ROUTES:-/validate /mutate}; do
       for n in ${CONNS:-16 256}; do
-        log "== $case $route c$n: floor"
+        log "== round $ROUND: $case $route c$n: floor"
         measure_clean floor "$route" "$case" "$n" 0
         echo "$ROW" >>"$csv"
         floor_rps=$(cut -d, -f8 <<<"$ROW")
-        log "== $case $route c$n: evfloor"
+        log "== round $ROUND: $case $route c$n: evfloor"
         measure_clean evfloor "$route" "$case" "$n" "$floor_rps"
         echo "$ROW" >>"$csv"
         evfloor_rps=$(cut -d, -f8 <<<"$ROW")
-        if [ "${EVBEAST:-}" = 1 ]; then
-          log "== $case $route c$n: evbeast"
-          measure_clean evbeast "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
+        for which in $([ "${EVBEAST:-}" != 1 ] || echo evbeast) gpugate \
+            $([ -z "${BASELINE:-}" ] || echo before) $([ -z "${GOPEER_BIN:-}" ] || echo gopeer); do
+          log "== round $ROUND: $case $route c$n: $which"
+          measure_clean "$which" "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
           echo "$ROW" >>"$csv"
-        fi
-        log "== $case $route c$n: gpugate"
-        measure_clean gpugate "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
-        echo "$ROW" >>"$csv"
-        if [ -n "${BASELINE:-}" ]; then
-          log "== $case $route c$n: before ($BASELINE)"
-          measure_clean before "$route" "$case" "$n" "$floor_rps" "$evfloor_rps"
-          echo "$ROW" >>"$csv"
-        fi
+        done
       done
     done
   done
+}
+
+run_load() {
+  DURATION=${DURATION:-10}
+  local name=load${RATE:+-rate$RATE}
+  local csv=$RESULTS/$name.csv
+  echo "$CSV_HEADER" >"$csv"
+  for ROUND in $(seq "${ROUNDS:-3}"); do run_round "$csv"; done
   {
     describe_state
+    echo "${ROUNDS:-3} rounds, each running every case server by server; medians at the end"
     echo
     print_table "$csv"
     for run in "${DISTURBED[@]}"; do echo "disturbed: $run"; done
+    echo
+    python3 "$SCRIPT_DIR/summarize.py" "$csv"
   } | tee "$RESULTS/$name.txt"
   if command -v gnuplot >/dev/null; then
     gnuplot -e "csv='$csv'; out='$RESULTS/$name.png'" "$SCRIPT_DIR/plot.gp"

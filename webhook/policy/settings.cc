@@ -31,13 +31,17 @@ std::vector<ManagedResource> Settings::DefaultResources() {
 }
 
 const ManagedResource* Settings::Find(std::string_view name) const {
+  // One pass (the rules ask for every resource name of every container, most of them not
+  // managed): an exact name wins wherever it is listed, else the first pattern that matches.
+  const ManagedResource* pattern = nullptr;
   for (const auto& r : resources) {
-    if (!r.isPattern && r.name == name) return &r;
+    if (!r.isPattern) {
+      if (r.name == name) return &r;
+    } else if (!pattern && GlobMatch(r.name, name)) {
+      pattern = &r;
+    }
   }
-  for (const auto& r : resources) {
-    if (r.isPattern && GlobMatch(r.name, name)) return &r;
-  }
-  return nullptr;
+  return pattern;
 }
 
 bool Settings::IsExempt(std::string_view ns) const {

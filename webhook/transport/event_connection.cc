@@ -160,6 +160,13 @@ void EventServer::ReadAndServe(Conn& c) {
       if (++answers >= kAnswersPerTurn) return Yield(c);
       continue;  // another whole request may be buffered
     }
+    if (answers > 0 && c.in.empty() && !SSL_has_pending(c.ssl.get())) {
+      // Just answered, and neither the buffer nor OpenSSL holds a byte of another request: a
+      // peer that waits for each answer has not sent its next one yet, so a read now would
+      // only return EAGAIN. Wait for it in epoll instead (a pipelined request already in the
+      // socket makes epoll answer at once).
+      return Idle(c);
+    }
     if (reads >= kReadsPerTurn || bytes >= kBytesPerTurn) return Yield(c);
     // Need more bytes. A body has its room already (Frame); a head grows a chunk at a time.
     if (c.in.room() < kReadChunk && c.parser.state() == HeadParser::State::kIncomplete &&
@@ -175,10 +182,7 @@ void EventServer::ReadAndServe(Conn& c) {
     }
     switch (SSL_get_error(c.ssl.get(), n)) {
       case SSL_ERROR_WANT_READ:
-        if (c.in.empty()) {
-          SetPhase(c, kIdle);
-          c.in.Shrink();
-        }
+        if (c.in.empty()) return Idle(c);
         Arm(c, EPOLLIN);
         break;
       case SSL_ERROR_WANT_WRITE:
@@ -194,6 +198,14 @@ void EventServer::ReadAndServe(Conn& c) {
     }
     return;
   }
+}
+
+// Between requests: the keep-alive deadline runs, the request buffer goes back, and the next
+// request's first bytes wake the connection.
+void EventServer::Idle(Conn& c) {
+  SetPhase(c, kIdle);
+  c.in.Shrink();
+  Arm(c, EPOLLIN);
 }
 
 // Gives the thread to the connections waiting behind this one. Either event fires at once if

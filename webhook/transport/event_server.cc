@@ -216,6 +216,10 @@ void EventServer::AcceptAll() {
     SSL_set_accept_state(owned->ssl.get());
     SSL_set_mode(owned->ssl.get(),
                  SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    // OpenSSL reads what the socket holds, not a record's 5-byte header and then its body: one
+    // read(2) per request that fits a record, instead of two. What it reads ahead of the record
+    // it returns stays in its buffer, where SSL_has_pending sees it (ReadAndServe).
+    SSL_set_read_ahead(owned->ssl.get(), 1);
     SetPhase(*owned, kHandshake);
     {
       std::lock_guard lock(mu_);

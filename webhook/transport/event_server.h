@@ -107,6 +107,7 @@ class EventServer {
   // it, re-arms it, or hands it to the blocking workers).
   void ReadAndServe(Conn& c);
   void Yield(Conn& c);    // re-arms a connection with work left; releases c
+  void Idle(Conn& c);     // between requests: waits for the next one's bytes; releases c
   Holder Flush(Conn& c);  // kThisThread: written, and the connection stays open
   void Linger(Conn& c);   // after a refusal: discard what the peer still sends, then close
   // Answers the whole request at the front of c's buffer, if there is one; kReleased: the answer
