@@ -56,6 +56,17 @@ quota::PodDeletion DeletionOf(const review::AdmissionRequest& r) {
                             .gracePeriodSeconds = r.gracePeriodSeconds};
 }
 
+// The pod a request's metadata names (the old object's for a DELETE).
+quota::PodRef PodOf(const review::AdmissionRequest& r) {
+  const review::ObjectMeta& meta = r.operation == "DELETE" ? r.oldObjectMeta : r.objectMeta;
+  return quota::PodRef{r.ns, meta.name.empty() ? r.name : meta.name, meta.uid};
+}
+
+// A pods/status UPDATE that is not a dry run: the kubelet's reports of a pod's start and finish.
+bool IsStatusWrite(const review::AdmissionRequest& r) {
+  return r.operation == "UPDATE" && r.subResource == "status" && !r.dryRun;
+}
+
 bool PastDeadline(const review::AdmissionRequest& r) { return SteadyClock::now() >= r.deadline; }
 
 // The answer to a charge the ledger made or refused; `findings` are the rules' (none in deny
@@ -116,9 +127,9 @@ policy::NamespaceLabels Handler::Labels(const review::AdmissionRequest& request)
 review::Decision Handler::Validate(const review::AdmissionRequest& request) const {
   if (ledger_ && IsPodResource(request) && !settings_.IsExempt(request.ns)) {
     if (request.operation == "DELETE" && request.subResource.empty()) return Delete(request);
-    if (request.operation == "UPDATE" && request.subResource == "status" &&
-        policy::IsFinishedPhase(request.phase)) {
-      return Release(request);
+    if (request.operation == "UPDATE" && request.subResource == "status") {
+      if (policy::IsFinishedPhase(request.phase)) return Release(request);
+      if (auto started = Start(request)) return *started;
     }
   }
   if (auto decided = Unchecked(request)) return *decided;
@@ -152,8 +163,9 @@ bool Handler::MayBlock(const review::AdmissionRequest& request) const {
   // The cases follow Validate's calls of the ledger: the two releases, then the charge.
   if (request.operation == "DELETE") return request.subResource.empty() && !request.dryRun;
   if (request.operation == "UPDATE") {
-    return request.subResource == "status" && policy::IsFinishedPhase(request.phase) &&
-           !request.dryRun;
+    if (!IsStatusWrite(request)) return false;
+    if (policy::IsFinishedPhase(request.phase)) return true;
+    return request.pod.startTime && ledger_->AwaitsStart(PodOf(request));
   }
   if (request.operation != "CREATE" || Unchecked(request)) return false;
   // A dry run still reads the ledger under its lock (held across a journal write) or through
@@ -219,11 +231,25 @@ review::Decision Handler::Delete(const review::AdmissionRequest& request) const 
   return review::Allowed(*marked ? "terminating" : "not-charged");
 }
 
+std::optional<review::Decision> Handler::Start(const review::AdmissionRequest& request) const {
+  // Asked first, from memory: only a start that will be written calls the ledger (MayBlock).
+  const quota::PodRef pod = PodOf(request);
+  if (!IsStatusWrite(request) || !request.pod.startTime || !ledger_->AwaitsStart(pod)) {
+    return std::nullopt;
+  }
+  auto started = ledger_->RecordStart(pod, *request.pod.startTime, request.deadline);
+  // Unrecorded, the pod accrues nothing yet; its next status update tries again.
+  if (!started) return review::Allowed("start-failed");
+  if (!*started) return std::nullopt;
+  return review::Allowed("started");
+}
+
 review::Decision Handler::Release(const review::AdmissionRequest& request) const {
   if (request.dryRun) return review::Allowed("dry-run");
-  const review::ObjectMeta& meta =
-      request.operation == "DELETE" ? request.oldObjectMeta : request.objectMeta;
-  quota::PodRef pod{request.ns, meta.name.empty() ? request.name : meta.name, meta.uid};
+  // A pod that finishes before any status update reported its start: the start first, so the
+  // release accrues [startTime, now).
+  if (IsStatusWrite(request) && request.pod.startTime) (void)Start(request);
+  const quota::PodRef pod = PodOf(request);
   auto released = ledger_->Release(pod, request.deadline);
   if (!released) {
     // A failed journal write must not block a delete or a status update: the charge stays until

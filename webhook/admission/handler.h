@@ -29,7 +29,9 @@ class Handler {
   // deny mode refuse it, those in warn and audit mode come back as warnings and audit
   // annotations (policy/modes.h). For Pods it also keeps the quota ledger: charges on CREATE
   // when everything fits (refusing otherwise, or, with the quota rule in warn or audit mode,
-  // charging anyway and saying so), releases when pods/status reports Succeeded or Failed and on
+  // charging anyway and saying so), records when the pod started (the first pods/status update
+  // carrying status.startTime: its usage runs from then), releases when pods/status reports
+  // Succeeded or Failed and on
   // the DELETE that removes the pod; a graceful DELETE leaves the charge counting until the pod
   // is gone or its grace period has passed (quota/release_edge.h). Dry runs never change the
   // ledger.
@@ -45,7 +47,9 @@ class Handler {
   // Validate does not call a ledger that may wait (quota::Accounting::MayWait: a memory-only
   // ledger never does). True for a release that is not a dry run, and for the
   // CREATE of a Pod that asks for a managed resource, even one the rules go on to refuse (finding
-  // that out is the rules' whole work: it is not done twice).
+  // that out is the rules' whole work: it is not done twice); for a pods/status update that
+  // carries status.startTime, exactly when the ledger awaits that pod's start
+  // (quota::Accounting::AwaitsStart), so it will write one.
   bool MayBlock(const review::AdmissionRequest& request) const;
 
   // Whether every source of the decisions is ready: the ledger, and the namespace labels.
@@ -69,6 +73,10 @@ class Handler {
   // A Pod's DELETE: a release now, or the time its charge stops counting.
   review::Decision Delete(const review::AdmissionRequest& request) const;
   review::Decision Release(const review::AdmissionRequest& request) const;
+  // A pods/status update carrying status.startTime: records the start on the pod's charge,
+  // once (quota::Accounting::RecordStart). nullopt when nothing was recorded: the update is
+  // answered as any other status update.
+  std::optional<review::Decision> Start(const review::AdmissionRequest& request) const;
 
   policy::Settings settings_;
   quota::Accounting* ledger_;

@@ -32,6 +32,12 @@ class CountingLedger : public quota::Accounting {
     ++calls;
     return inner_.ReleaseAt(pod, at, deadline);
   }
+  Result<bool> RecordStart(const quota::PodRef& pod, WallClock::time_point at,
+                           quota::Deadline deadline) override {
+    ++calls;
+    return inner_.RecordStart(pod, at, deadline);
+  }
+  bool AwaitsStart(const quota::PodRef& pod) const override { return inner_.AwaitsStart(pod); }
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs) const override {
     return inner_.Usage(onlyNs);
   }
@@ -54,17 +60,23 @@ struct Row {
   const char* phase = "Running";
   bool dryRun = false;
   const char* resource = "pods";
+  const char* startTime = nullptr;  // status.startTime
+  // The ledger before the review: the pod charged, and its start already recorded.
+  bool charged = false;
+  bool started = false;
   bool mayBlock = false;
 };
 
 json Review(const Row& r) {
   json container = {{"name", "trainer"}, {"image", "cuda:12"}};
   if (r.gpu) container["resources"] = {{"limits", {{"nvidia.com/gpu", r.gpu}}}};
-  const json pod = {{"apiVersion", "v1"},
-                    {"kind", "Pod"},
-                    {"metadata", {{"name", "p"}, {"namespace", r.ns}, {"uid", "uid-p"}}},
-                    {"spec", {{"containers", json::array({container})}}},
-                    {"status", {{"phase", r.phase}}}};
+  const json pod0 = {{"apiVersion", "v1"},
+                     {"kind", "Pod"},
+                     {"metadata", {{"name", "p"}, {"namespace", r.ns}, {"uid", "uid-p"}}},
+                     {"spec", {{"containers", json::array({container})}}},
+                     {"status", {{"phase", r.phase}}}};
+  json pod = pod0;
+  if (r.startTime) pod["status"]["startTime"] = r.startTime;
   const std::string op = r.operation;
   json request = {{"uid", "req"},
                   {"kind", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}},
@@ -111,6 +123,34 @@ const Row kRows[] = {
      .phase = "Failed",
      .dryRun = true},
     {.name = "pod exec", .operation = "CONNECT", .subResource = "exec"},
+    // The start edge: written once per charge, so only the first status with a startTime.
+    {.name = "first status with a startTime of a charged pod",
+     .operation = "UPDATE",
+     .subResource = "status",
+     .startTime = "2026-11-27T20:00:00Z",
+     .charged = true,
+     .mayBlock = true},
+    {.name = "status with a startTime of a pod whose start is recorded",
+     .operation = "UPDATE",
+     .subResource = "status",
+     .startTime = "2026-11-27T20:00:00Z",
+     .charged = true,
+     .started = true},
+    {.name = "status with a startTime of a pod without a charge",
+     .operation = "UPDATE",
+     .subResource = "status",
+     .startTime = "2026-11-27T20:00:00Z"},
+    {.name = "status without a startTime of a charged pod",
+     .operation = "UPDATE",
+     .subResource = "status",
+     .phase = "Pending",
+     .charged = true},
+    {.name = "status with a startTime of a charged pod in a dry run",
+     .operation = "UPDATE",
+     .subResource = "status",
+     .dryRun = true,
+     .startTime = "2026-11-27T20:00:00Z",
+     .charged = true},
 };
 
 TEST(HandlerMayBlock, OnlyAReviewThatReachesTheLedgerLeavesTheServingThread) {
@@ -120,6 +160,13 @@ TEST(HandlerMayBlock, OnlyAReviewThatReachesTheLedgerLeavesTheServingThread) {
   for (const Row& r : kRows) {
     quota::Ledger ledger(config->quota, nullptr);
     ASSERT_TRUE(ledger.Open());
+    const quota::PodRef pod{"team-a", "p", "uid-p"};
+    if (r.charged) {
+      ASSERT_TRUE(ledger.Reserve(pod, {{"nvidia.com/gpu", 1000}}, false));
+    }
+    if (r.started) {
+      ASSERT_TRUE(ledger.RecordStart(pod, WallClock::now(), kNoDeadline));
+    }
     CountingLedger counting(ledger);
     const Handler handler(config->policy, &counting);
     auto request = review::DecodeReview(Review(r).dump());
@@ -128,6 +175,11 @@ TEST(HandlerMayBlock, OnlyAReviewThatReachesTheLedgerLeavesTheServingThread) {
     handler.Validate(*request);
     if (!r.mayBlock) {
       EXPECT_EQ(counting.calls, 0) << r.name << ": the ledger was called";
+    }
+    if (r.startTime && r.charged) {  // true exactly when a start is written
+      const std::vector<quota::Charge> charges = ledger.Charges();
+      ASSERT_EQ(charges.size(), 1u) << r.name;
+      EXPECT_EQ(charges[0].started.has_value() && !r.started, r.mayBlock) << r.name;
     }
   }
 }

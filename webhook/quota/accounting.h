@@ -37,6 +37,9 @@ struct Charge {
   Amounts amounts;  // milli-units, plain resources and weighted figures
   // Set while the pod is being deleted: when the charge stops counting (Accounting::ReleaseAt).
   std::optional<WallClock::time_point> releaseAt;
+  // Set once the pod has started holding its devices (status.startTime): its usage runs from
+  // then (Accounting::RecordStart). A charge that never starts accrues nothing.
+  std::optional<WallClock::time_point> started;
 };
 
 // What a charge asks for.
@@ -113,6 +116,24 @@ class Accounting {
   // charge then counts until it is released.
   virtual Result<bool> ReleaseAt(const PodRef& pod, WallClock::time_point releaseAt,
                                  Deadline deadline) = 0;
+
+  // The pod started holding its devices at `startedAt` (its status.startTime): recorded on the
+  // charge of `pod`'s uid under its namespace/name (every unstarted charge there when none has
+  // that uid), once: a charge that has a start keeps it. Returns whether a start was recorded;
+  // an error means it could not be, and a later call may try again. The default, for an
+  // accounting that keeps no usage, records nothing.
+  virtual Result<bool> RecordStart(const PodRef& pod, WallClock::time_point startedAt,
+                                   Deadline deadline) {
+    (void)pod, (void)startedAt, (void)deadline;
+    return false;
+  }
+
+  // Whether RecordStart(pod, ...) would record a start now. Answers from memory without waiting
+  // for a journal write, so the transport can ask it before choosing a thread.
+  virtual bool AwaitsStart(const PodRef& pod) const {
+    (void)pod;
+    return false;
+  }
 
   // The time the accounting reads its release times against (an injected clock in tests).
   virtual WallClock::time_point Now() const { return WallClock::now(); }

@@ -18,8 +18,10 @@ namespace {
 
 constexpr size_t kHeaderSize = 8;            // u32 length, u32 CRC-32
 constexpr uint32_t kMaxPayload = 16u << 20;  // a longer length can only be corruption
-constexpr uint8_t kFormatVersion = 2;        // the newest this gpugate reads; see journal.h
-constexpr uint8_t kChargeVersion = 1;        // charges and releases are still written as version 1
+constexpr uint8_t kFormatVersion = 3;        // the newest this gpugate reads; see journal.h
+constexpr uint8_t kChargeVersion = 1;        // charges and untimed releases are still version 1
+constexpr uint8_t kReleaseAtVersion = 2;
+constexpr int64_t kMaxMs = int64_t{9'000'000'000'000};  // about year 2255
 
 constexpr std::array<uint32_t, 256> MakeCrcTable() {
   std::array<uint32_t, 256> table{};
@@ -84,23 +86,59 @@ uint8_t TypeCode(JournalRecord::Type type) {
       return 1;
     case JournalRecord::Type::kReleaseAt:
       return 2;
+    case JournalRecord::Type::kStart:
+      return 3;
+    case JournalRecord::Type::kBook:
+      return 4;
   }
   return 0;
+}
+
+// The oldest format version that holds `record` (journal.h).
+uint8_t VersionOf(const JournalRecord& record) {
+  switch (record.type) {
+    case JournalRecord::Type::kCharge:
+      return kChargeVersion;
+    case JournalRecord::Type::kRelease:
+      return record.at ? kFormatVersion : kChargeVersion;
+    case JournalRecord::Type::kReleaseAt:
+      return kReleaseAtVersion;
+    case JournalRecord::Type::kStart:
+    case JournalRecord::Type::kBook:
+      return kFormatVersion;
+  }
+  return kFormatVersion;
+}
+
+void PutTime(std::string& out, WallClock::time_point t) {
+  auto ms = std::chrono::floor<std::chrono::milliseconds>(t.time_since_epoch());
+  PutLittleEndian(out, static_cast<uint64_t>(ms.count()), 8);
 }
 
 // The payload, as journal.h lays it out.
 std::string EncodePayload(const JournalRecord& record) {
   std::string out;
-  const bool releaseAt = record.type == JournalRecord::Type::kReleaseAt;
-  out.push_back(static_cast<char>(releaseAt ? kFormatVersion : kChargeVersion));
+  out.push_back(static_cast<char>(VersionOf(record)));
   out.push_back(static_cast<char>(TypeCode(record.type)));
   PutString(out, record.ns);
   PutString(out, record.name);
   PutString(out, record.uid);
-  if (releaseAt) {
-    auto ms = std::chrono::floor<std::chrono::milliseconds>(record.releaseAt.time_since_epoch());
-    PutLittleEndian(out, static_cast<uint64_t>(ms.count()), 8);
-    return out;
+  switch (record.type) {
+    case JournalRecord::Type::kReleaseAt:
+      PutTime(out, record.releaseAt);
+      return out;
+    case JournalRecord::Type::kStart:
+      PutTime(out, record.at.value_or(WallClock::time_point{}));
+      return out;
+    case JournalRecord::Type::kBook:
+      PutString(out, record.book);
+      return out;
+    case JournalRecord::Type::kRelease:
+      if (!record.at) break;
+      PutTime(out, *record.at);
+      return out;
+    case JournalRecord::Type::kCharge:
+      break;
   }
   bool charge = record.type == JournalRecord::Type::kCharge;
   PutLittleEndian(out, charge ? record.amounts.size() : 0, 4);
@@ -112,26 +150,43 @@ std::string EncodePayload(const JournalRecord& record) {
   return out;
 }
 
+// A time written by PutTime; out of WallClock's range only by corruption that kept its checksum.
+std::optional<WallClock::time_point> TimeOf(PayloadReader& reader) {
+  auto ms = static_cast<int64_t>(reader.Number(8));
+  if (ms < -kMaxMs || ms > kMaxMs) return std::nullopt;
+  return WallClock::time_point(std::chrono::milliseconds(ms));
+}
+
+// Whether a record of `type` can be of format `version` (each type came with a version).
+bool Known(uint64_t version, uint64_t type) {
+  if (version < 1 || version > kFormatVersion || type > 4) return false;
+  if (type == 2) return version >= 2;
+  if (type >= 3) return version >= 3;
+  return true;
+}
+
 std::optional<JournalRecord> DecodePayload(std::string_view payload) {
   PayloadReader reader{payload};
   JournalRecord record;
   uint64_t version = reader.Number(1), type = reader.Number(1);
-  // Type 2 came with version 2; a version-1 record of type 2 was never written.
-  if (version < 1 || version > kFormatVersion || type > 2 || (type == 2 && version < 2)) {
-    return std::nullopt;
-  }
-  record.type = type == 0   ? JournalRecord::Type::kCharge
-                : type == 1 ? JournalRecord::Type::kRelease
-                            : JournalRecord::Type::kReleaseAt;
+  if (!Known(version, type)) return std::nullopt;
+  constexpr JournalRecord::Type kTypes[] = {
+      JournalRecord::Type::kCharge, JournalRecord::Type::kRelease, JournalRecord::Type::kReleaseAt,
+      JournalRecord::Type::kStart, JournalRecord::Type::kBook};
+  record.type = kTypes[type];
   record.ns = reader.String();
   record.name = reader.String();
   record.uid = reader.String();
+  const bool timedRelease = record.type == JournalRecord::Type::kRelease && version >= 3;
   if (record.type == JournalRecord::Type::kReleaseAt) {
-    auto ms = static_cast<int64_t>(reader.Number(8));
-    // Out of WallClock's range only by corruption that kept its checksum: not a record.
-    constexpr int64_t kMaxMs = int64_t{9'000'000'000'000};  // about year 2255
-    if (ms < -kMaxMs || ms > kMaxMs) return std::nullopt;
-    record.releaseAt = WallClock::time_point(std::chrono::milliseconds(ms));
+    auto at = TimeOf(reader);
+    if (!at) return std::nullopt;
+    record.releaseAt = *at;
+  } else if (record.type == JournalRecord::Type::kStart || timedRelease) {
+    record.at = TimeOf(reader);
+    if (!record.at) return std::nullopt;
+  } else if (record.type == JournalRecord::Type::kBook) {
+    record.book = reader.String();
   } else {
     uint64_t count = reader.Number(4);
     for (uint64_t i = 0; i < count && reader.ok; ++i) {
@@ -225,7 +280,7 @@ class FileJournal final : public Journal {
       if (version > kFormatVersion) {
         // Intact, but written by a newer gpugate: refuse to start rather than cut it off.
         return Fail(path_ + ": record at byte " + std::to_string(offset) + " has format version " +
-                    std::to_string(version) + "; this gpugate reads versions 1 and 2");
+                    std::to_string(version) + "; this gpugate reads versions 1 to 3");
       }
       std::optional<JournalRecord> record = DecodePayload(*payload);
       if (!record) break;

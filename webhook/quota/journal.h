@@ -11,10 +11,18 @@
 //   type 0 (charge), 1 (release), format version 1: u32 count, count x (resource name,
 //     i64 milli-units); a release has count 0;
 //   type 2 (release at: the pod is being deleted), format version 2: i64 milliseconds since the
-//     Unix epoch at which the charge stops counting.
-// Charges and releases are still written as version 1, so a journal that never saw a pod being
-// deleted stays readable by a gpugate that predates version 2; one that did makes such a
-// gpugate refuse to start rather than drop the record.
+//     Unix epoch at which the charge stops counting;
+//   type 3 (start: the pod started holding its devices), format version 3: i64 milliseconds
+//     since the Unix epoch (status.startTime);
+//   type 1 (release) with format version 3: i64 milliseconds since the Unix epoch at which the
+//     charges ended, so a replay accrues their usage to the same second;
+//   type 4 (usage book), format version 3: empty ns, name and uid, then the usage book's stored
+//     form (usage/book_codec.h) as u32-length-prefixed bytes; the first record of a compacted
+//     journal whose ledger keeps usage.
+// Each record is written in the oldest version that can hold it (charges and untimed releases
+// as version 1), so a journal that never saw a pod being deleted or started stays readable by
+// a gpugate that predates versions 2 and 3; one that did makes such a gpugate refuse to start
+// rather than drop the record.
 //
 // Thread-safety: none; the ledger calls a journal under its own mutex. The file journal holds an
 // exclusive flock on its file, so a second journal (in any process) on the same path fails to open.
@@ -22,6 +30,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,12 +42,17 @@ namespace gpugate::quota {
 
 struct JournalRecord {
   // kReleaseAt: every charge under ns/name stops counting at `releaseAt` (or an earlier time
-  // already recorded); see quota/ledger.h.
-  enum class Type { kCharge, kRelease, kReleaseAt };
+  // already recorded); see quota/ledger.h. kStart: the charge of uid (every unstarted one under
+  // ns/name when none has it) started at `at`. kBook: the usage book as of a compaction.
+  enum class Type { kCharge, kRelease, kReleaseAt, kStart, kBook };
   Type type = Type::kCharge;
   std::string ns, name, uid;
   Amounts amounts;                    // kCharge only
   WallClock::time_point releaseAt{};  // kReleaseAt only; kept to the millisecond
+  // kStart: when the pod started; kRelease: when the charges ended, or nullopt for a release
+  // written before format 3 (its charges never started). Kept to the millisecond.
+  std::optional<WallClock::time_point> at;
+  std::string book;  // kBook only: usage/book_codec.h's stored form
 
   friend bool operator==(const JournalRecord&, const JournalRecord&) = default;
 };
@@ -50,8 +64,8 @@ class Journal {
   virtual Status Replay(const std::function<void(const JournalRecord&)>& apply) = 0;
   // Appends and fsyncs. When it returns success the record survives a crash.
   virtual Status Append(const JournalRecord& record) = 0;
-  // Replaces the whole file with `live` (one kCharge per live charge, each followed by its
-  // kReleaseAt when it has one), atomically: write a
+  // Replaces the whole file with `live` (the kBook, then one kCharge per live charge, each
+  // followed by its kStart and kReleaseAt when it has them), atomically: write a
   // temp file, fsync, rename, fsync the directory. Called by the ledger when
   // ShouldCompact() says so.
   virtual Status Compact(const std::vector<JournalRecord>& live) = 0;

@@ -34,6 +34,20 @@ JournalRecord ReleaseAtRecord(std::string ns, std::string name, std::string uid,
   return r;
 }
 
+// A format-3 record: a start (kStart) or a timed release (kRelease).
+JournalRecord Timed(Type type, std::string ns, std::string name, std::string uid,
+                    std::string_view at) {
+  JournalRecord r{type, std::move(ns), std::move(name), std::move(uid), {}};
+  r.at = *ParseRfc3339(at);
+  return r;
+}
+
+JournalRecord BookRecord(std::string book) {
+  JournalRecord r{Type::kBook, "", "", "", {}};
+  r.book = std::move(book);
+  return r;
+}
+
 // "+team-a/p1@u1{nvidia.com/gpu=1} ~team-a/p1@u1<2026-11-01T00:00:30.000Z -team-a/p1@u1":
 // records as a short string.
 std::string Render(const std::vector<JournalRecord>& records) {
@@ -127,6 +141,24 @@ TEST_F(JournalTest, RoundTripsEveryKindOfRecord) {
   };
   AppendAll(dir_ / "ledger", records);
   EXPECT_EQ(Replayed(dir_ / "ledger"), records);
+}
+
+TEST_F(JournalTest, RoundTripsStartsTimedReleasesAndTheBook) {
+  std::vector<JournalRecord> records = {
+      BookRecord(R"({"version":1,"timeZone":"UTC","keys":[]})"),
+      ChargeRecord("team-a", "p1", "u1", {{"nvidia.com/gpu", 1000}}),
+      Timed(Type::kStart, "team-a", "p1", "u1", "2026-11-01T00:00:05.250Z"),
+      Timed(Type::kRelease, "team-a", "p1", "u1", "2026-11-01T01:00:00Z"),
+      BookRecord(""),
+      ReleaseRecord("team-a", "p2", ""),
+  };
+  AppendAll(dir_ / "ledger", records);
+  EXPECT_EQ(Replayed(dir_ / "ledger"), records);
+  // Untimed releases stay format 1, so a journal without starts stays readable by an older
+  // gpugate; a start and a timed release are format 3.
+  EXPECT_EQ(EncodeRecord(records[5])[8], '\x01');
+  EXPECT_EQ(EncodeRecord(records[2])[8], '\x03');
+  EXPECT_EQ(EncodeRecord(records[3])[8], '\x03');
 }
 
 TEST_F(JournalTest, CreatesDirectoryAndPrivateFile) {
@@ -241,6 +273,9 @@ TEST_F(JournalTest, IntactButUndecodablePayloadIsCutOff) {
       // Well-formed as a release-at record but for its version: type 2 came with version 2.
       {"release-at in version 1",
        std::string("\x01\x02", 2) + good.substr(10, good.size() - 14) + std::string(8, '\0')},
+      // Type 3 came with version 3.
+      {"start in version 2",
+       std::string("\x02\x03", 2) + good.substr(10, good.size() - 14) + std::string(8, '\0')},
       {"string past end", std::string("\x01\x00\xff\x00\x00\x00", 6)},
       {"trailing bytes", good.substr(8) + "x"},
   };
@@ -254,14 +289,14 @@ TEST_F(JournalTest, IntactButUndecodablePayloadIsCutOff) {
 
 TEST_F(JournalTest, NewerFormatVersionFailsReplayAndKeepsTheFile) {
   std::string good = EncodeRecord(ChargeRecord("ns", "p", "u", {}));
-  std::string contents = good + Frame(std::string("\x03\x00", 2)) + good;
+  std::string contents = good + Frame(std::string("\x04\x00", 2)) + good;
   WriteFile(dir_ / "newer", contents);
   std::unique_ptr<Journal> journal = Open(dir_ / "newer");
   Status status = journal->Replay([](const JournalRecord&) {});
   ASSERT_FALSE(status.has_value());
   EXPECT_EQ(status.error().message,
             (dir_ / "newer").string() + ": record at byte " + std::to_string(good.size()) +
-                " has format version 3; this gpugate reads versions 1 and 2");
+                " has format version 4; this gpugate reads versions 1 to 3");
   EXPECT_EQ(ReadFile(dir_ / "newer"), contents);
 }
 

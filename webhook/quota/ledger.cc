@@ -25,6 +25,7 @@ struct Ledger::Impl {
     PodRef pod;
     Amounts amounts;
     std::optional<WallClock::time_point> releaseAt;  // set while the pod is being deleted
+    std::optional<WallClock::time_point> started;    // set once the pod started (RecordStart)
   };
   struct NamespaceState {
     bool limited = false;  // the config names this namespace
@@ -38,6 +39,10 @@ struct Ledger::Impl {
   // Everything below is guarded by `mu`.
   // Timed, so a charge waiting behind slow journal writes gives up at its caller's deadline.
   mutable DeadlineMutex mu;
+  // Also guards `charges`, for AwaitsStart, which must not wait behind a journal write: every
+  // change of `charges` holds both, and only for memory work; readers hold either. Taken
+  // after `mu`.
+  mutable std::mutex indexMu;
   std::unique_ptr<Journal> journal;
   bool opened = false;
   // By Key(ns, name): one entry per admitted uid. Almost always one; more when a CREATE was
@@ -45,7 +50,8 @@ struct Ledger::Impl {
   // delete was missed). See Reserve.
   ChargeIndex charges;
   size_t liveCharges = 0;
-  size_t marked = 0;  // entries with a releaseAt (each adds a record to a compacted journal)
+  size_t marked = 0;   // entries with a releaseAt (each adds a record to a compacted journal)
+  size_t started = 0;  // entries with a start (each adds a record to a compacted journal)
   // Namespaces with a limit or a charge; one hash lookup per Reserve whatever their number.
   std::unordered_map<std::string, NamespaceState> namespaces;
   // Release times set by ReleaseAt -> Key(ns, name), earliest first. An item may be stale (its
@@ -67,25 +73,59 @@ struct Ledger::Impl {
 
   // Adds a charge for `pod` beside any its namespace/name already holds.
   void Apply(const PodRef& pod, const Amounts& amounts) {
-    charges[Key(pod.ns, pod.name)].push_back(Entry{pod, amounts, std::nullopt});
+    {
+      std::lock_guard index(indexMu);
+      charges[Key(pod.ns, pod.name)].push_back(Entry{pod, amounts, std::nullopt, std::nullopt});
+    }
     ++liveCharges;
     AddToTotals(pod.ns, amounts, +1);
   }
 
   // The one place a charge ends: its amounts leave the totals, and the end is reported.
-  // The caller removes `e` from `charges`.
+  // The caller removes `e` from `charges`. A charge past its release time ended then: live,
+  // Expire has ended it before any later end; in a replay, where nothing expires until Open,
+  // a release that comes after that time ends it at that time all the same.
   void End(const Entry& e, WallClock::time_point endedAt) {
+    if (e.releaseAt && *e.releaseAt < endedAt) endedAt = *e.releaseAt;
     AddToTotals(e.pod.ns, e.amounts, -1);
     --liveCharges;
     if (e.releaseAt) --marked;
+    if (e.started) --started;
     if (options.onChargeEnded)
-      options.onChargeEnded({Charge{e.pod, e.amounts, e.releaseAt}, endedAt});
+      options.onChargeEnded({Charge{e.pod, e.amounts, e.releaseAt, e.started}, endedAt});
   }
 
   // Removes every charge held under one namespace/name.
   void Remove(ChargeIndex::iterator it, WallClock::time_point endedAt) {
     for (const Entry& e : it->second) End(e, endedAt);
+    std::lock_guard index(indexMu);
     charges.erase(it);
+  }
+
+  // The charges RecordStart(uid) starts: the charge of `uid` unless it has started, or every
+  // unstarted charge there when none has that uid.
+  template <typename Entries>
+  static auto ToStart(Entries& entries, std::string_view uid) {
+    const bool known = std::any_of(entries.begin(), entries.end(),
+                                   [&](const Entry& e) { return e.pod.uid == uid; });
+    std::vector<decltype(&entries.front())> out;
+    for (auto& e : entries) {
+      if ((!known || e.pod.uid == uid) && !e.started) out.push_back(&e);
+    }
+    return out;
+  }
+
+  void Start(ChargeIndex::iterator it, std::string_view uid, WallClock::time_point at) {
+    std::lock_guard index(indexMu);
+    for (Entry* e : ToStart(it->second, uid)) {
+      e->started = at;
+      ++started;
+    }
+  }
+
+  // Whether any charge under the name has started (its release then carries the end time).
+  static bool AnyStarted(const std::vector<Entry>& entries) {
+    return std::any_of(entries.begin(), entries.end(), [](const Entry& e) { return e.started; });
   }
 
   // The charges ReleaseAt(uid, at) gives an earlier release time (see ledger.h): the charge of
@@ -118,6 +158,7 @@ struct Ledger::Impl {
       releases.erase(releases.begin());
       auto it = charges.find(key);
       if (it == charges.end()) continue;
+      std::lock_guard index(indexMu);
       std::erase_if(it->second, [&](const Entry& e) {
         if (!e.releaseAt || !(*e.releaseAt < now)) return false;
         End(e, *e.releaseAt);
@@ -158,9 +199,17 @@ struct Ledger::Impl {
         Apply(PodRef{record.ns, record.name, record.uid}, record.amounts);
         return;
       case JournalRecord::Type::kRelease:
+        // An untimed release (before format 3) ended charges that never started.
         if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
-          Remove(it, Now());
+          Remove(it, record.at.value_or(Now()));
         }
+        return;
+      case JournalRecord::Type::kStart:
+        if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
+          Start(it, record.uid, record.at.value_or(WallClock::time_point{}));
+        }
+        return;
+      case JournalRecord::Type::kBook:
         return;
       case JournalRecord::Type::kReleaseAt:
         if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
@@ -175,7 +224,9 @@ struct Ledger::Impl {
     std::vector<Charge> out;
     out.reserve(liveCharges);
     for (const auto& [key, entries] : charges) {
-      for (const Entry& e : entries) out.push_back(Charge{e.pod, e.amounts, e.releaseAt});
+      for (const Entry& e : entries) {
+        out.push_back(Charge{e.pod, e.amounts, e.releaseAt, e.started});
+      }
     }
     std::sort(out.begin(), out.end(), [](const Charge& a, const Charge& b) {
       return std::tie(a.pod.ns, a.pod.name, a.pod.uid) < std::tie(b.pod.ns, b.pod.name, b.pod.uid);
@@ -188,12 +239,17 @@ struct Ledger::Impl {
   // successful change tries again. A marked charge is written as its charge and its mark (a
   // mark names its uid, so it replays onto that charge alone).
   void MaybeCompact() {
-    if (!journal || !journal->ShouldCompact(liveCharges + marked)) return;
+    if (!journal || !journal->ShouldCompact(liveCharges + marked + started)) return;
     std::vector<JournalRecord> live;
-    live.reserve(liveCharges + marked);
+    live.reserve(liveCharges + marked + started);
     for (Charge& c : SortedCharges()) {
       live.push_back(
           {JournalRecord::Type::kCharge, c.pod.ns, c.pod.name, c.pod.uid, std::move(c.amounts)});
+      if (c.started) {
+        JournalRecord start{JournalRecord::Type::kStart, c.pod.ns, c.pod.name, c.pod.uid, {}};
+        start.at = c.started;
+        live.push_back(std::move(start));
+      }
       if (c.releaseAt) {
         live.push_back({JournalRecord::Type::kReleaseAt,
                         std::move(c.pod.ns),
@@ -293,9 +349,11 @@ Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
   auto it = impl_->charges.find(Key(pod.ns, pod.name));
   if (it == impl_->charges.end()) return false;
   if (impl_->journal) {
-    Status written =
-        impl_->journal->Append({JournalRecord::Type::kRelease, pod.ns, pod.name, pod.uid, {}});
-    if (!written) return std::unexpected(written.error());
+    JournalRecord record{JournalRecord::Type::kRelease, pod.ns, pod.name, pod.uid, {}};
+    if (Impl::AnyStarted(it->second)) record.at = now;  // the end its usage runs to
+    if (Status written = impl_->journal->Append(record); !written) {
+      return std::unexpected(written.error());
+    }
   }
   impl_->Remove(it, now);
   impl_->MaybeCompact();
@@ -326,6 +384,35 @@ Result<bool> Ledger::ReleaseAt(const PodRef& pod, WallClock::time_point releaseA
   impl_->Expire(now);  // a release time already past ends the charge now
   impl_->MaybeCompact();
   return true;
+}
+
+Result<bool> Ledger::RecordStart(const PodRef& pod, WallClock::time_point startedAt,
+                                 Deadline deadline) {
+  std::unique_lock lock(impl_->mu, std::defer_lock);
+  if (!lock.try_lock_until(deadline)) {
+    return Fail("no time left to record the start of " + pod.ns + "/" + pod.name +
+                ": the ledger was busy writing other charges to its journal");
+  }
+  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
+  impl_->Expire(impl_->Now());
+  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  if (it == impl_->charges.end() || Impl::ToStart(it->second, pod.uid).empty()) return false;
+  if (impl_->journal) {
+    JournalRecord record{JournalRecord::Type::kStart, pod.ns, pod.name, pod.uid, {}};
+    record.at = startedAt;
+    if (Status written = impl_->journal->Append(record); !written) {
+      return std::unexpected(written.error());
+    }
+  }
+  impl_->Start(it, pod.uid, startedAt);
+  impl_->MaybeCompact();
+  return true;
+}
+
+bool Ledger::AwaitsStart(const PodRef& pod) const {
+  std::lock_guard index(impl_->indexMu);
+  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  return it != impl_->charges.end() && !Impl::ToStart(it->second, pod.uid).empty();
 }
 
 WallClock::time_point Ledger::Now() const { return impl_->Now(); }

@@ -89,6 +89,14 @@ class Ledger : public Accounting {
   Result<bool> ReleaseAt(const PodRef& pod, WallClock::time_point releaseAt,
                          Deadline deadline) override;
 
+  // Records the start on the charge(s) accounting.h names, journaled before answering
+  // (a kStart record), unless every one of them has a start already: then nothing is written.
+  // A charge's start is written once. Starts are kept to the millisecond.
+  Result<bool> RecordStart(const PodRef& pod, WallClock::time_point startedAt,
+                           Deadline deadline) override;
+  // Never waits behind a journal write: reads under a lock held only for memory work.
+  bool AwaitsStart(const PodRef& pod) const override;
+
   WallClock::time_point Now() const override;
 
   // Usage of every namespace that has a limit or a charge, sorted by namespace; `onlyNs` filters.
