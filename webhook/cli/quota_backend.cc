@@ -8,14 +8,16 @@
 namespace gpugate::cli {
 namespace {
 
-Result<std::unique_ptr<quota::Accounting>> OpenLocal(const config::Config& config) {
+Result<std::unique_ptr<quota::Accounting>> OpenLocal(const config::Config& config,
+                                                     usage::UsageKeeper& usage) {
   std::unique_ptr<quota::Journal> journal;
   if (!config.quota.stateFile.empty()) {
     auto opened = quota::OpenFileJournal(config.quota.stateFile);
     if (!opened) return Fail("quota.stateFile: " + opened.error().message);
     journal = std::move(*opened);
   }
-  auto ledger = std::make_unique<quota::Ledger>(config.quota, std::move(journal));
+  auto ledger = std::make_unique<quota::Ledger>(config.quota, std::move(journal),
+                                                quota::LedgerOptions{.usage = &usage});
   if (auto ok = ledger->Open(); !ok) return Fail("quota.stateFile: " + ok.error().message);
   return std::unique_ptr<quota::Accounting>(std::move(ledger));
 }
@@ -25,7 +27,12 @@ Result<std::unique_ptr<quota::Accounting>> OpenLocal(const config::Config& confi
 Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& config) {
   std::unique_ptr<QuotaBackend> backend(new QuotaBackend());
   if (!config.cluster.enabled) {
-    auto local = OpenLocal(config);
+    auto keeper = usage::UsageKeeper::Create(config.usage, [](const std::string& message) {
+      transport::LogLine("usage").Str("error", message).Warn();
+    });
+    if (!keeper) return std::unexpected(keeper.error());
+    backend->usage_ = std::move(*keeper);
+    auto local = OpenLocal(config, *backend->usage_);
     if (!local) return std::unexpected(local.error());
     backend->accounting_ = std::move(*local);
     return backend;

@@ -1,5 +1,6 @@
 // Chooses and opens the quota accounting `serve` uses: the local ledger (journaled to
-// quota.stateFile) or, with cluster.enabled, the cluster ledger shared through the Kubernetes API.
+// quota.stateFile, keeping GPU-hour usage beside it) or, with cluster.enabled, the cluster ledger
+// shared through the Kubernetes API.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "common/result.h"
 #include "config/config.h"
 #include "quota/accounting.h"
+#include "usage/usage_keeper.h"
 
 namespace gpugate::cli {
 
@@ -20,10 +22,14 @@ class QuotaBackend {
   ~QuotaBackend();  // stops the cluster ledger's threads
 
   quota::Accounting& accounting() { return *accounting_; }
+  // The local ledger's usage (budgets, reports, metrics); null in cluster mode, which keeps no
+  // usage yet.
+  usage::UsageKeeper* usage() { return usage_.get(); }
 
  private:
   QuotaBackend() = default;
   std::unique_ptr<cluster::KubeClient> client_;  // cluster mode only; outlives the ledger
+  std::unique_ptr<usage::UsageKeeper> usage_;    // local mode only; outlives the ledger
   std::unique_ptr<quota::Accounting> accounting_;
 };
 

@@ -91,8 +91,9 @@ struct Ledger::Impl {
     --liveCharges;
     if (e.releaseAt) --marked;
     if (e.started) --started;
-    if (options.onChargeEnded)
-      options.onChargeEnded({Charge{e.pod, e.amounts, e.releaseAt, e.started}, endedAt});
+    const Charge charge{e.pod, e.amounts, e.releaseAt, e.started};
+    if (e.started && options.usage) options.usage->Ended(charge, endedAt);
+    if (options.onChargeEnded) options.onChargeEnded({charge, endedAt});
   }
 
   // Removes every charge held under one namespace/name.
@@ -120,6 +121,7 @@ struct Ledger::Impl {
     for (Entry* e : ToStart(it->second, uid)) {
       e->started = at;
       ++started;
+      if (options.usage) options.usage->Started(Charge{e->pod, e->amounts, e->releaseAt, at});
     }
   }
 
@@ -210,6 +212,8 @@ struct Ledger::Impl {
         }
         return;
       case JournalRecord::Type::kBook:
+        // Without usage kept, the book is left out: the next compaction drops it.
+        if (options.usage && replayed) replayed = options.usage->Restore(record.book);
         return;
       case JournalRecord::Type::kReleaseAt:
         if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
@@ -241,7 +245,12 @@ struct Ledger::Impl {
   void MaybeCompact() {
     if (!journal || !journal->ShouldCompact(liveCharges + marked + started)) return;
     std::vector<JournalRecord> live;
-    live.reserve(liveCharges + marked + started);
+    live.reserve(liveCharges + marked + started + 1);
+    if (options.usage) {
+      JournalRecord book{JournalRecord::Type::kBook, "", "", "", {}};
+      book.book = options.usage->Snapshot();
+      live.push_back(std::move(book));
+    }
     for (Charge& c : SortedCharges()) {
       live.push_back(
           {JournalRecord::Type::kCharge, c.pod.ns, c.pod.name, c.pod.uid, std::move(c.amounts)});
@@ -261,6 +270,9 @@ struct Ledger::Impl {
     }
     (void)journal->Compact(live);
   }
+
+  // The first error a replayed record gave (a book that does not decode): fails Open.
+  Status replayed;
 
   Status CheckOpened() const {
     if (journal && !opened) return Fail("quota ledger used before Open");
@@ -289,6 +301,7 @@ Status Ledger::Open() {
         impl_->journal->Replay([this](const JournalRecord& r) { impl_->ApplyRecord(r); });
     impl_->options.onChargeEnded = std::move(onEnded);
     if (!replayed) return replayed;
+    if (!impl_->replayed) return Fail("usage book: " + impl_->replayed.error().message);
   }
   impl_->opened = true;
   impl_->Expire(impl_->Now());

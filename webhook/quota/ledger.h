@@ -20,6 +20,7 @@
 #include "quota/amounts.h"
 #include "quota/journal.h"
 #include "quota/quota_config.h"
+#include "quota/usage_recorder.h"
 
 namespace gpugate::quota {
 
@@ -39,6 +40,9 @@ struct LedgerOptions {
   // found past its release time when the journal is replayed is reported at Open, even if a
   // process before this one reported it already.
   std::function<void(const EndedCharge&)> onChargeEnded;
+  // Told of every start and every end of a started charge, replayed ones included
+  // (quota/usage_recorder.h); null: no usage is kept. Not owned; outlives the ledger.
+  UsageRecorder* usage = nullptr;
 };
 
 class Ledger : public Accounting {
