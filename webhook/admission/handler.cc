@@ -97,8 +97,8 @@ review::Decision ChargeAnswer(const quota::ReserveResult& reserved, policy::Mode
 }  // namespace
 
 Handler::Handler(policy::Settings settings, quota::Accounting* ledger,
-                 const policy::NamespaceLabelSource* namespaces)
-    : settings_(std::move(settings)), ledger_(ledger), namespaces_(namespaces) {}
+                 const policy::NamespaceLabelSource* namespaces, const usage::UsageKeeper* usage)
+    : settings_(std::move(settings)), ledger_(ledger), namespaces_(namespaces), usage_(usage) {}
 
 std::optional<review::Decision> Handler::Unchecked(const review::AdmissionRequest& request) const {
   const ObjectFacts facts = FactsOf(request);
@@ -195,6 +195,7 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request, Verdic
   // A GPU pod that chooses no model where quota is set per model: refused in the quota rule's
   // deny mode; in warn or audit mode charged (to no model) and reported.
   if (auto refused = PinRefusal(verdict.unpinned, findings)) return *refused;
+  if (auto refused = BudgetRefusal(request, verdict.charge, findings)) return *refused;
   quota::PodRef pod{request.ns,
                     request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
                     request.objectMeta.uid};
@@ -217,6 +218,26 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request, Verdic
         "gpugate could not record the quota charge: " + reserved.error().message);
   }
   return ChargeAnswer(*reserved, verdict.quotaMode, request.dryRun, std::move(findings));
+}
+
+std::optional<review::Decision> Handler::BudgetRefusal(
+    const review::AdmissionRequest& request, const quota::Amounts& charge,
+    std::vector<review::RuleFinding>& findings) const {
+  if (!usage_) return std::nullopt;
+  const auto now = std::chrono::floor<std::chrono::seconds>(ledger_->Now());
+  usage::BudgetCheck check = usage_->Check(request.ns, charge, now);
+  if (check.state == usage::BudgetState::kWithin) return std::nullopt;
+  const policy::Mode mode =
+      policy::ModeFor(settings_.modes, request.ns, policy::kBudgetRule, Labels(request));
+  if (check.state == usage::BudgetState::kNearing) {
+    // An early warning refuses nothing, whatever the mode: deny mode warns.
+    const policy::Mode warn = mode == policy::Mode::kAudit ? mode : policy::Mode::kWarn;
+    findings.push_back({std::string(policy::kBudgetRule), std::move(check.message), warn});
+    return std::nullopt;
+  }
+  findings.push_back({std::string(policy::kBudgetRule), check.message, mode});
+  if (mode != policy::Mode::kDeny) return std::nullopt;
+  return review::Denied("budget-spent", std::move(check.message), review::NotesFor(findings));
 }
 
 review::Decision Handler::Delete(const review::AdmissionRequest& request) const {

@@ -15,21 +15,25 @@
 #include "quota/accounting.h"
 #include "review/admission_review.h"
 #include "review/decision.h"
+#include "usage/usage_keeper.h"
 
 namespace gpugate::admission {
 
 class Handler {
  public:
   // `ledger` may be null (no quota accounting); `namespaces` may be null (no namespace labels:
-  // local mode). Both must outlive the handler.
+  // local mode); `usage` may be null (no GPU-hour budgets: cluster mode, for now). All must
+  // outlive the handler.
   Handler(policy::Settings settings, quota::Accounting* ledger,
-          const policy::NamespaceLabelSource* namespaces = nullptr);
+          const policy::NamespaceLabelSource* namespaces = nullptr,
+          const usage::UsageKeeper* usage = nullptr);
 
   // Validates every pod spec in the object (Pods and pod templates of any kind): findings in
   // deny mode refuse it, those in warn and audit mode come back as warnings and audit
   // annotations (policy/modes.h). For Pods it also keeps the quota ledger: charges on CREATE
   // when everything fits (refusing otherwise, or, with the quota rule in warn or audit mode,
-  // charging anyway and saying so), records when the pod started (the first pods/status update
+  // charging anyway and saying so; a namespace whose GPU-hour budget is spent is refused first,
+  // in the budget rule's mode), records when the pod started (the first pods/status update
   // carrying status.startTime: its usage runs from then), releases when pods/status reports
   // Succeeded or Failed and on
   // the DELETE that removes the pod; a graceful DELETE leaves the charge counting until the pod
@@ -70,6 +74,12 @@ class Handler {
   // admitted whatever its findings, with deny-mode ones reported as audit-mode ones.
   static bool Unchanged(const review::AdmissionRequest& request);
   review::Decision Charge(const review::AdmissionRequest& request, Verdict verdict) const;
+  // A GPU pod's CREATE against its namespace's GPU-hour budget (usage/budget.h): a spent budget
+  // adds a finding in the budget rule's mode, and refuses in deny mode; a nearly spent one adds
+  // a warning (an audit annotation in audit mode). Running pods are never touched.
+  std::optional<review::Decision> BudgetRefusal(const review::AdmissionRequest& request,
+                                                const quota::Amounts& charge,
+                                                std::vector<review::RuleFinding>& findings) const;
   // A Pod's DELETE: a release now, or the time its charge stops counting.
   review::Decision Delete(const review::AdmissionRequest& request) const;
   review::Decision Release(const review::AdmissionRequest& request) const;
@@ -81,6 +91,7 @@ class Handler {
   policy::Settings settings_;
   quota::Accounting* ledger_;
   const policy::NamespaceLabelSource* namespaces_;
+  const usage::UsageKeeper* usage_;
 };
 
 }  // namespace gpugate::admission

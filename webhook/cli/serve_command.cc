@@ -174,7 +174,7 @@ int RunServe(const std::vector<std::string>& args) {
     return 1;
   }
   admission::Handler handler(cfg->policy, &(*quota)->accounting(),
-                             *namespaces ? &(*namespaces)->labels() : nullptr);
+                             *namespaces ? &(*namespaces)->labels() : nullptr, (*quota)->usage());
   // A charge that may block (an fsync, the API server) is answered on the blocking workers,
   // never on a serving thread (transport/tuning.h).
   transport::Tuning tuning;

@@ -64,7 +64,7 @@ TEST(ConfigModes, Errors) {
       {"modes:\n  rules:\n    whole-unit: warn\n",
        "gpugate.yaml:3: modes.rules.whole-unit: unknown rule (known: object-shape, whole-units, "
        "requests-equal-limits, max-per-container, vcuda-core-shares, core-limit-annotation, "
-       "visible-devices-env, privileged-gpu, scheduler, quota)"},
+       "visible-devices-env, privileged-gpu, scheduler, quota, budget)"},
       {"modes:\n  rules:\n    quota: off\n",
        "gpugate.yaml:3: modes.rules.quota: must be deny, warn or audit, got \"off\""},
       {"modes:\n  namespaces: {team-a: warn}\n",

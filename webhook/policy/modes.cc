@@ -80,6 +80,7 @@ std::vector<std::string_view> ModeRuleNames() {
   std::vector<std::string_view> names = {kObjectShapeRule};
   for (const Rule& rule : Rules()) names.push_back(rule.name);
   names.push_back(kQuotaRule);
+  names.push_back(kBudgetRule);
   return names;
 }
 

@@ -24,6 +24,8 @@ std::optional<Mode> ParseMode(std::string_view text);
 
 // The name quota refusals are configured, counted and annotated under, beside the rule names.
 inline constexpr std::string_view kQuotaRule = "quota";
+// The name GPU-hour budget refusals are configured, counted and annotated under (usage/budget.h).
+inline constexpr std::string_view kBudgetRule = "budget";
 
 // One entry of modes.namespaces: namespaces whose name matches `pattern` ('*' matches any run).
 struct NamespaceModes {

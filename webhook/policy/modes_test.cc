@@ -92,10 +92,11 @@ TEST(ModeNames, RoundTripAndCoverEveryRule) {
     EXPECT_EQ(ParseMode(ModeName(mode)), mode);
   }
   EXPECT_EQ(ParseMode("enforce"), std::nullopt);
-  EXPECT_EQ(ModeRuleNames(), (std::vector<std::string_view>{
-                                 "object-shape", "whole-units", "requests-equal-limits",
-                                 "max-per-container", "vcuda-core-shares", "core-limit-annotation",
-                                 "visible-devices-env", "privileged-gpu", "scheduler", "quota"}));
+  EXPECT_EQ(ModeRuleNames(),
+            (std::vector<std::string_view>{"object-shape", "whole-units", "requests-equal-limits",
+                                           "max-per-container", "vcuda-core-shares",
+                                           "core-limit-annotation", "visible-devices-env",
+                                           "privileged-gpu", "scheduler", "quota", "budget"}));
 }
 
 }  // namespace

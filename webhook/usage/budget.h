@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/modes.h"
 #include "quota/amounts.h"
 #include "usage/period.h"
 #include "usage/usage_book.h"
@@ -19,7 +20,7 @@
 namespace gpugate::usage {
 
 // The name budget refusals are configured (modes), counted and annotated under.
-inline constexpr std::string_view kBudgetRule = "budget";
+using policy::kBudgetRule;
 
 // One entry of usage.budgets.
 struct Budget {

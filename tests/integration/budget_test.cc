@@ -1,0 +1,110 @@
+// GPU-hour budgets through the real server over TLS, in local mode: the kubelet's status updates
+// start a pod's usage, a finished pod's usage is journaled with its release, running pods count
+// up to now, and the budget's refusal survives a SIGKILL (the journal holds the start and the
+// accrual, and the restarted gpugate rebuilds both). A rolling window of hours and startTimes in
+// the past stand in for an injected clock: the server keeps its real one.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "common/rfc3339.h"
+#include "gpugate_process.h"
+#include "review_builder.h"
+
+namespace gpugate::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::minutes;
+
+json Pod(const std::string& name) {
+  json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = "uid-" + name;
+  return pod;
+}
+
+json CreateReview(const std::string& name) {
+  return MakeReview(Pod(name), {.uid = "create-" + name});
+}
+
+// The kubelet's status update of pod `name`, started `ago` before now, in `phase`.
+json StatusReview(const std::string& name, minutes ago, const std::string& phase) {
+  json pod = Pod(name);
+  pod["status"] = {{"phase", phase},
+                   {"startTime", FormatRfc3339(std::chrono::system_clock::now() - ago)}};
+  json review = MakeReview(pod, {.operation = "UPDATE", .uid = "status-" + name + "-" + phase});
+  review["request"]["subResource"] = "status";
+  review["request"]["oldObject"] = Pod(name);
+  return review;
+}
+
+json Send(const GpugateServer& server, const json& review) {
+  auto res = server.Client()->Post("/validate", review.dump(), "application/json");
+  EXPECT_TRUE(res && res->status == 200);
+  return res ? json::parse(res->body)["response"] : json::object();
+}
+
+// What the user sees: "allowed", "allowed; Warning: ..." or the refusal's message.
+std::string Seen(const json& response) {
+  if (!response.value("allowed", false)) return response["status"].value("message", "?");
+  std::string out = "allowed";
+  for (const auto& w : response.value("warnings", json::array())) {
+    out += "; Warning: " + w.get<std::string>();
+  }
+  return out;
+}
+
+constexpr char kConfig[] =
+    "usage:\n"
+    "  budgets:\n"
+    "  - {pattern: team-a, period: 'rolling:3h', gpuHours: {nvidia.com/gpu: 2}, warnAt: 50}\n";
+
+TEST(Budget, RunningAndFinishedPodsSpendTheBudgetAcrossASigkill) {
+  TempDir dir;
+  dir.Write("gpugate.yaml",
+            "quota: {stateFile: " + dir.File("ledger.journal") + "}\n" + std::string(kConfig));
+  {
+    GpugateServer server({"--config", dir.File("gpugate.yaml")});
+    ASSERT_EQ(Seen(Send(server, CreateReview("trainer"))), "allowed");
+    // Scheduled, not started: accrues nothing yet.
+    ASSERT_EQ(Seen(Send(server, CreateReview("early"))), "allowed");
+    // The kubelet reports trainer running since 90 minutes ago: 1.5 of 2 GPU-hours, past 50%.
+    ASSERT_EQ(Seen(Send(server, StatusReview("trainer", minutes(90), "Running"))), "allowed");
+    const std::string nearing = Seen(Send(server, CreateReview("second")));
+    EXPECT_TRUE(nearing.starts_with(
+        "allowed; Warning: GPU-hour budget 75% spent: team-a, used: nvidia.com/gpu=1.5"))
+        << nearing;
+    // second ran for 90 minutes and finished: its usage goes to the book with its release.
+    ASSERT_EQ(Seen(Send(server, StatusReview("second", minutes(90), "Succeeded"))), "allowed");
+    server.Kill();
+  }
+  GpugateServer restarted({"--config", dir.File("gpugate.yaml")});
+  // 1.5 GPU-hours of second, from the journal, and 1.5 of trainer, running since its journaled
+  // start: the budget is spent.
+  const std::string refused = Seen(Send(restarted, CreateReview("third")));
+  EXPECT_TRUE(refused.starts_with("exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=3"))
+      << refused;
+  EXPECT_NE(refused.find("limited: nvidia.com/gpu=2 GPU-hours in the last 3h"), std::string::npos)
+      << refused;
+  // Another namespace has no budget.
+  json other = MakeReview(Pod("other"), {.ns = "team-b", .uid = "create-other"});
+  other["request"]["object"]["metadata"]["namespace"] = "team-b";
+  EXPECT_EQ(Seen(Send(restarted, other)), "allowed");
+}
+
+TEST(Budget, WarnModeAdmitsWithTheRefusalAsAWarning) {
+  TempDir dir;
+  dir.Write("gpugate.yaml", std::string(kConfig) + "modes: {rules: {budget: warn}}\n");
+  GpugateServer server({"--config", dir.File("gpugate.yaml")});
+  ASSERT_EQ(Seen(Send(server, CreateReview("trainer"))), "allowed");
+  ASSERT_EQ(Seen(Send(server, StatusReview("trainer", minutes(150), "Failed"))), "allowed");
+  const std::string warned = Seen(Send(server, CreateReview("next")));
+  EXPECT_TRUE(warned.starts_with(
+      "allowed; Warning: exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=2.5"))
+      << warned;
+}
+
+}  // namespace
+}  // namespace gpugate::testing
