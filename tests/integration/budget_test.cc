@@ -106,5 +106,60 @@ TEST(Budget, WarnModeAdmitsWithTheRefusalAsAWarning) {
       << warned;
 }
 
+// "2026-11-27": the UTC day `shift` days from today.
+std::string Day(int shift) {
+  const auto day = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()) +
+                   std::chrono::days(shift);
+  return FormatRfc3339(day).substr(0, 10);
+}
+
+TEST(Budget, UsageReportAndMetricsAgreeOnAFinishedPod) {
+  TempDir dir;
+  dir.Write("gpugate.yaml", kConfig);
+  GpugateServer server({"--config", dir.File("gpugate.yaml")});
+  ASSERT_EQ(Seen(Send(server, CreateReview("trainer"))), "allowed");
+  ASSERT_EQ(Seen(Send(server, StatusReview("trainer", minutes(90), "Running"))), "allowed");
+  ASSERT_EQ(Seen(Send(server, StatusReview("trainer", minutes(90), "Succeeded"))), "allowed");
+
+  // Yesterday and today hold the 90 minutes, whatever the hour.
+  auto res = server.Client()->Get("/usage?since=" + Day(-1) + "&until=" + Day(0) +
+                                  "&by=namespace&namespace=team-a");
+  ASSERT_TRUE(res && res->status == 200) << (res ? res->body : "no answer");
+  const json report = json::parse(res->body);
+  EXPECT_EQ(report["timeZone"], "UTC");
+  EXPECT_EQ(report["by"], "namespace");
+  ASSERT_EQ(report["rows"].size(), 1u) << report.dump();
+  const json& row = report["rows"][0];
+  EXPECT_EQ(row["namespace"], "team-a");
+  EXPECT_EQ(row["resource"], "nvidia.com/gpu");
+  // 90 minutes from the kubelet's startTime to the finishing status update's arrival.
+  const int64_t seconds = row["gpuSeconds"].get<int64_t>();
+  EXPECT_GE(seconds, 5400);
+  EXPECT_LT(seconds, 5400 + 600) << "the pod ran 90 minutes, not " << seconds << " s";
+
+  // The counter gives the same figure: the pod has finished, so it no longer grows.
+  auto metrics = server.Client()->Get("/metrics");
+  ASSERT_TRUE(metrics && metrics->status == 200);
+  const std::string line =
+      "gpugate_usage_gpu_seconds_total{namespace=\"team-a\","
+      "resource=\"nvidia.com/gpu\"} " +
+      std::to_string(seconds) + "\n";
+  EXPECT_NE(metrics->body.find(line), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("gpugate_budget_gpu_hours{namespace=\"team-a\",resource=\"nvidia."
+                               "com/gpu\",period=\"rolling:3h\"} 2\n"),
+            std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("gpugate_budget_spent_gpu_hours{namespace=\"team-a\",resource=\""
+                               "nvidia.com/gpu\",period=\"rolling:3h\"} 1.5"),
+            std::string::npos)
+      << metrics->body;
+
+  // A bad query is refused with the parameter at fault.
+  auto bad = server.Client()->Get("/usage?by=colour");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_TRUE(bad->body.starts_with("by: ")) << bad->body;
+}
+
 }  // namespace
 }  // namespace gpugate::testing

@@ -61,6 +61,7 @@ class Handler {
 
   const policy::Settings& settings() const { return settings_; }
   quota::Accounting* ledger() const { return ledger_; }
+  const usage::UsageKeeper* usage() const { return usage_; }
 
  private:
   // The judgement, over the request's facts; see judge.h.

@@ -8,6 +8,9 @@
 #include "quota/report.h"
 #include "transport/log.h"
 #include "transport/tls_context.h"
+#include "usage/report_query.h"
+#include "usage/report_render.h"
+#include "usage/usage_metrics.h"
 
 namespace gpugate::serving {
 
@@ -68,14 +71,16 @@ void Server::Route(const Request& req, Response& res) {
     return;
   }
   const bool get = method == "GET" || method == "HEAD";
-  if (path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/quota") {
+  if (path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/quota" ||
+      path == "/usage") {
     if (!get) {
       res.Set(405, "use GET\n");
       res.headers.emplace_back("Allow", "GET, HEAD");
       return;
     }
   } else {
-    res.Set(404, "gpugate serves /validate, /mutate, /healthz, /readyz, /metrics and /quota\n");
+    res.Set(404,
+            "gpugate serves /validate, /mutate, /healthz, /readyz, /metrics, /quota and /usage\n");
     return;
   }
   if (path == "/healthz") {
@@ -85,6 +90,8 @@ void Server::Route(const Request& req, Response& res) {
     res.Set(ready ? 200 : 503, ready ? "ok\n" : "not ready\n");
   } else if (path == "/metrics") {
     RenderMetrics(res);
+  } else if (path == "/usage") {
+    RenderUsage(req, res);
   } else {
     RenderQuota(req, res);
   }
@@ -95,6 +102,9 @@ void Server::RenderMetrics(Response& res) const {
                      clientAuth_->RenderMetrics() + transport::RenderLogMetrics();
   if (const quota::Accounting* ledger = handler_.ledger())
     body += quota::UsagePrometheus(ledger->Usage());
+  if (const usage::UsageKeeper* usage = handler_.usage()) {
+    body += usage::UsagePrometheus(*usage, Now());
+  }
   res.Set(200, std::move(body), "text/plain; version=0.0.4");
 }
 
@@ -106,6 +116,31 @@ void Server::RenderQuota(const Request& req, Response& res) const {
   }
   std::string ns = transport::QueryParam(req.head.query, "namespace").value_or("");
   res.Set(200, quota::UsageJson(ledger->Usage(ns)), "application/json");
+}
+
+std::chrono::sys_seconds Server::Now() const {
+  const quota::Accounting* ledger = handler_.ledger();
+  return std::chrono::floor<std::chrono::seconds>(ledger ? ledger->Now() : WallClock::now());
+}
+
+void Server::RenderUsage(const Request& req, Response& res) const {
+  const usage::UsageKeeper* usage = handler_.usage();
+  if (!usage) {
+    res.Set(404, "GPU-hour usage is kept in local mode only\n");
+    return;
+  }
+  const std::string_view q = req.head.query;
+  const usage::ReportParams params{.period = transport::QueryParam(q, "period"),
+                                   .since = transport::QueryParam(q, "since"),
+                                   .until = transport::QueryParam(q, "until"),
+                                   .by = transport::QueryParam(q, "by"),
+                                   .ns = transport::QueryParam(q, "namespace")};
+  auto query = usage::QueryFrom(params, usage->zone(), Now());
+  if (!query) {
+    res.Set(400, query.error().message + "\n");
+    return;
+  }
+  res.Set(200, usage::RenderReportJson(usage->Report(*query, Now())), "application/json");
 }
 
 void Server::Run() {

@@ -1,5 +1,5 @@
 // gpugate's webhook application over the HTTPS server (transport/event_server.h): the routes
-// (/validate, /mutate, /quota, /metrics, /healthz, /readyz), who may call them (client
+// (/validate, /mutate, /quota, /usage, /metrics, /healthz, /readyz), who may call them (client
 // certificates), readiness and the graceful stop. Reviews go to review_route.h.
 #pragma once
 
@@ -62,6 +62,11 @@ class Server {
   // GET /metrics and /quota.
   void RenderMetrics(transport::Response& res) const;
   void RenderQuota(const transport::Request& req, transport::Response& res) const;
+  // GET /usage: the usage report of the query's period (or since/until), by, namespace, as
+  // JSON (usage/report_query.h, usage/report_render.h); 400 with the reason for a bad query.
+  void RenderUsage(const transport::Request& req, transport::Response& res) const;
+  // The ledger's clock (an injected one in tests), to the second.
+  std::chrono::sys_seconds Now() const;
 
   ServerOptions options_;
   const admission::Handler& handler_;
