@@ -14,7 +14,7 @@ constexpr std::string_view kProbes[] = {"/healthz", "/readyz"};
 // The metrics label for a path: the route's name, or "other" for any path gpugate does not
 // serve, so that callers cannot grow the label set.
 std::string RouteLabel(std::string_view path) {
-  for (std::string_view route : {"/validate", "/mutate", "/quota", "/metrics"}) {
+  for (std::string_view route : {"/validate", "/mutate", "/quota", "/usage", "/metrics"}) {
     if (path == route) return std::string(route.substr(1));
   }
   return "other";
