@@ -148,6 +148,10 @@ struct Ledger::Impl {
     for (Entry* e : marks) {
       if (!e->releaseAt) ++marked;
       e->releaseAt = at;
+      // Told again, so a running pod's usage so far is counted to its release time at most.
+      if (e->started && options.usage) {
+        options.usage->Started(Charge{e->pod, e->amounts, e->releaseAt, e->started});
+      }
     }
     if (!marks.empty()) releases.emplace(at, it->first);
   }

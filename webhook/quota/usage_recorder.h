@@ -21,7 +21,8 @@ namespace gpugate::quota {
 class UsageRecorder {
  public:
   virtual ~UsageRecorder() = default;
-  // `charge` started holding its devices at *charge.started (set).
+  // `charge` started holding its devices at *charge.started (set); told again, with its
+  // release time, when a started charge is given one.
   virtual void Started(const Charge& charge) = 0;
   // `charge` (charge.started set) stopped counting at `endedAt`: its usage is
   // [started, endedAt), or nothing when endedAt is not after started.

@@ -92,6 +92,21 @@ TEST_F(UsageKeeperTest, EveryEdgeAccruesOnceAndAReplayRebuildsTheSameBook) {
             "team-a nvidia.com/gpu=2.5h team-b nvidia.com/gpu=6h");
 }
 
+// The counter behind gpugate_usage_gpu_seconds_total never goes down: a running pod given a
+// release time counts up to it, where its end then puts it.
+TEST_F(UsageKeeperTest, AccruedCountsARunningPodToItsReleaseTimeAtMost) {
+  Open();
+  Run({"team-a", "p", "u"}, 2, "2026-11-02T10:00:00Z");
+  const std::pair<std::string, std::string> key{"team-a", "nvidia.com/gpu"};
+  EXPECT_EQ(keeper_->Accrued(Sec("2026-11-02T10:15:00Z"))[key], 2 * 900 * kMilli);
+  ASSERT_TRUE(
+      ledger_->ReleaseAt({"team-a", "p", "u"}, At("2026-11-02T10:30:00Z"), quota::kNoDeadline));
+  EXPECT_EQ(keeper_->Accrued(Sec("2026-11-02T11:00:00Z"))[key], 2 * 1800 * kMilli);
+  now_ = At("2026-11-02T11:00:00Z");
+  EXPECT_TRUE(ledger_->Charges().empty());  // expired at 10:30
+  EXPECT_EQ(keeper_->Accrued(Sec("2026-11-02T12:00:00Z"))[key], 2 * 1800 * kMilli);
+}
+
 TEST_F(UsageKeeperTest, ACompactedJournalStartsWithTheBook) {
   Open();
   // Enough short pods to make the journal compact (each a charge, a start and a release).
