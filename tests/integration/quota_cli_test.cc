@@ -188,7 +188,7 @@ TEST_F(QuotaCliTest, RunTimeErrorsExitOneWithTheReason) {
       {{"--server", Url() + "/prefix", "--cacert", server_->caFile()},
        "gpugate quota: " + Url() +
            "/prefix/quota: HTTP 404 Not Found: gpugate serves /validate, /mutate, /healthz, "
-           "/readyz, /metrics and /quota\n"},
+           "/readyz, /metrics, /quota and /usage\n"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"quota"};
