@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -282,6 +283,21 @@ struct Ledger::Impl {
     if (journal && !opened) return Fail("quota ledger used before Open");
     return {};
   }
+
+  // Every change's way in: takes `lock` (on `mu`) by `deadline`, checks the ledger was opened
+  // and ends the charges whose release time has passed, so no answer counts one. Returns the
+  // time it read; `doing` ("charge", "release", ...) names the call in the error.
+  Result<WallClock::time_point> Enter(std::unique_lock<DeadlineMutex>& lock, Deadline deadline,
+                                      std::string_view doing, const PodRef& pod) {
+    if (!lock.try_lock_until(deadline)) {
+      return Fail("no time left to " + std::string(doing) + " " + pod.ns + "/" + pod.name +
+                  ": the ledger was busy writing other charges to its journal");
+    }
+    if (Status ok = CheckOpened(); !ok) return std::unexpected(ok.error());
+    const WallClock::time_point now = Now();
+    Expire(now);
+    return now;
+  }
 };
 
 Ledger::Ledger(QuotaConfig config, std::unique_ptr<Journal> journal, LedgerOptions options)
@@ -320,12 +336,9 @@ Result<ReserveResult> Ledger::Reserve(const ReserveRequest& request) {
     if (milli < 0) return Fail("negative charge " + resource + "=" + FormatMilli(milli));
   }
   std::unique_lock lock(impl_->mu, std::defer_lock);
-  if (!lock.try_lock_until(request.deadline)) {
-    return Fail("no time left to charge " + pod.ns + "/" + pod.name +
-                ": the ledger was busy writing other charges to its journal");
+  if (auto entered = impl_->Enter(lock, request.deadline, "charge", pod); !entered) {
+    return std::unexpected(entered.error());
   }
-  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
-  impl_->Expire(impl_->Now());
   if (auto existing = impl_->charges.find(Key(pod.ns, pod.name));
       existing != impl_->charges.end()) {
     for (const Impl::Entry& e : existing->second) {
@@ -356,13 +369,9 @@ Result<ReserveResult> Ledger::Reserve(const ReserveRequest& request) {
 
 Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
   std::unique_lock lock(impl_->mu, std::defer_lock);
-  if (!lock.try_lock_until(deadline)) {
-    return Fail("no time left to release " + pod.ns + "/" + pod.name +
-                ": the ledger was busy writing other charges to its journal");
-  }
-  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
-  const WallClock::time_point now = impl_->Now();
-  impl_->Expire(now);
+  auto entered = impl_->Enter(lock, deadline, "release", pod);
+  if (!entered) return std::unexpected(entered.error());
+  const WallClock::time_point now = *entered;
   auto it = impl_->charges.find(Key(pod.ns, pod.name));
   if (it == impl_->charges.end()) return false;
   if (impl_->journal) {
@@ -380,13 +389,9 @@ Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
 Result<bool> Ledger::ReleaseAt(const PodRef& pod, WallClock::time_point releaseAt,
                                Deadline deadline) {
   std::unique_lock lock(impl_->mu, std::defer_lock);
-  if (!lock.try_lock_until(deadline)) {
-    return Fail("no time left to record the deletion of " + pod.ns + "/" + pod.name +
-                ": the ledger was busy writing other charges to its journal");
-  }
-  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
-  const WallClock::time_point now = impl_->Now();
-  impl_->Expire(now);
+  auto entered = impl_->Enter(lock, deadline, "record the deletion of", pod);
+  if (!entered) return std::unexpected(entered.error());
+  const WallClock::time_point now = *entered;
   auto it = impl_->charges.find(Key(pod.ns, pod.name));
   if (it == impl_->charges.end()) return false;
   // Memory changes only once the journal has the mark; a mark that changes nothing is not written.
@@ -406,12 +411,9 @@ Result<bool> Ledger::ReleaseAt(const PodRef& pod, WallClock::time_point releaseA
 Result<bool> Ledger::RecordStart(const PodRef& pod, WallClock::time_point startedAt,
                                  Deadline deadline) {
   std::unique_lock lock(impl_->mu, std::defer_lock);
-  if (!lock.try_lock_until(deadline)) {
-    return Fail("no time left to record the start of " + pod.ns + "/" + pod.name +
-                ": the ledger was busy writing other charges to its journal");
+  if (auto entered = impl_->Enter(lock, deadline, "record the start of", pod); !entered) {
+    return std::unexpected(entered.error());
   }
-  if (Status ok = impl_->CheckOpened(); !ok) return std::unexpected(ok.error());
-  impl_->Expire(impl_->Now());
   auto it = impl_->charges.find(Key(pod.ns, pod.name));
   if (it == impl_->charges.end() || Impl::ToStart(it->second, pod.uid).empty()) return false;
   if (impl_->journal) {
