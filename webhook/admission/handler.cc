@@ -97,7 +97,7 @@ review::Decision ChargeAnswer(const quota::ReserveResult& reserved, policy::Mode
 }  // namespace
 
 Handler::Handler(policy::Settings settings, quota::Accounting* ledger,
-                 const policy::NamespaceLabelSource* namespaces, const usage::UsageKeeper* usage)
+                 const policy::NamespaceLabelSource* namespaces, const usage::UsageView* usage)
     : settings_(std::move(settings)), ledger_(ledger), namespaces_(namespaces), usage_(usage) {}
 
 std::optional<review::Decision> Handler::Unchecked(const review::AdmissionRequest& request) const {

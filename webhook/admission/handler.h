@@ -15,18 +15,18 @@
 #include "quota/accounting.h"
 #include "review/admission_review.h"
 #include "review/decision.h"
-#include "usage/usage_keeper.h"
+#include "usage/usage_view.h"
 
 namespace gpugate::admission {
 
 class Handler {
  public:
   // `ledger` may be null (no quota accounting); `namespaces` may be null (no namespace labels:
-  // local mode); `usage` may be null (no GPU-hour budgets: cluster mode, for now). All must
+  // local mode); `usage` may be null (no GPU-hour budgets). All must
   // outlive the handler.
   Handler(policy::Settings settings, quota::Accounting* ledger,
           const policy::NamespaceLabelSource* namespaces = nullptr,
-          const usage::UsageKeeper* usage = nullptr);
+          const usage::UsageView* usage = nullptr);
 
   // Validates every pod spec in the object (Pods and pod templates of any kind): findings in
   // deny mode refuse it, those in warn and audit mode come back as warnings and audit
@@ -61,7 +61,7 @@ class Handler {
 
   const policy::Settings& settings() const { return settings_; }
   quota::Accounting* ledger() const { return ledger_; }
-  const usage::UsageKeeper* usage() const { return usage_; }
+  const usage::UsageView* usage() const { return usage_; }
 
  private:
   // The judgement, over the request's facts; see judge.h.
@@ -92,7 +92,7 @@ class Handler {
   policy::Settings settings_;
   quota::Accounting* ledger_;
   const policy::NamespaceLabelSource* namespaces_;
-  const usage::UsageKeeper* usage_;
+  const usage::UsageView* usage_;
 };
 
 }  // namespace gpugate::admission

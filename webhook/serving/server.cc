@@ -102,7 +102,7 @@ void Server::RenderMetrics(Response& res) const {
                      clientAuth_->RenderMetrics() + transport::RenderLogMetrics();
   if (const quota::Accounting* ledger = handler_.ledger())
     body += quota::UsagePrometheus(ledger->Usage());
-  if (const usage::UsageKeeper* usage = handler_.usage()) {
+  if (const usage::UsageView* usage = handler_.usage()) {
     body += usage::UsagePrometheus(*usage, Now());
   }
   res.Set(200, std::move(body), "text/plain; version=0.0.4");
@@ -124,7 +124,7 @@ std::chrono::sys_seconds Server::Now() const {
 }
 
 void Server::RenderUsage(const Request& req, Response& res) const {
-  const usage::UsageKeeper* usage = handler_.usage();
+  const usage::UsageView* usage = handler_.usage();
   if (!usage) {
     res.Set(404, "GPU-hour usage is kept in local mode only\n");
     return;

@@ -105,7 +105,7 @@ std::map<std::pair<std::string, std::string>, int64_t> UsageKeeper::Accrued(sys_
   return out;
 }
 
-std::vector<UsageKeeper::BudgetStanding> UsageKeeper::Standings(sys_seconds now) const {
+std::vector<BudgetStanding> UsageKeeper::Standings(sys_seconds now) const {
   std::lock_guard lock(mu_);
   const std::vector<Accrual> running = RunningAccruals(now);
   std::set<std::string> namespaces;

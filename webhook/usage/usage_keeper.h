@@ -20,10 +20,11 @@
 #include "usage/budget.h"
 #include "usage/report.h"
 #include "usage/usage_book.h"
+#include "usage/usage_view.h"
 
 namespace gpugate::usage {
 
-class UsageKeeper final : public quota::UsageRecorder {
+class UsageKeeper final : public quota::UsageRecorder, public UsageView {
  public:
   // The book in `config`'s time zone, with its history and size bound. An unknown zone is an
   // error (the config's parser has checked it already). `onError` hears of an accrual the book
@@ -36,28 +37,15 @@ class UsageKeeper final : public quota::UsageRecorder {
   std::string Snapshot() const override;
   Status Restore(std::string_view snapshot) override;
 
-  // Judges a new pod in `ns` charged `charge` against the namespace's budget at `now`
-  // (budget.h's CheckBudget over the book and the running pods); kWithin when it has none.
-  BudgetCheck Check(std::string_view ns, const quota::Amounts& charge, sys_seconds now) const;
-
-  // The report of `query` at `now`, running pods counted up to now.
-  UsageReport Report(const ReportQuery& query, sys_seconds now) const;
-
-  // Milli-GPU-seconds per (namespace, resource) accrued since this keeper was created, replayed
-  // ends included, running pods up to `now`: it only grows (a running pod's share is counted to
-  // its release time at most, where its end will put it).
-  std::map<std::pair<std::string, std::string>, int64_t> Accrued(sys_seconds now) const;
-
-  // Each configured budget as it stands at `now`, for every namespace with usage or a running
-  // pod that the budget's pattern matches.
-  struct BudgetStanding {
-    std::string ns, limit, period;  // limit: "nvidia.com/gpu"; period: "month", "rolling:10m"
-    int64_t limitMilliGpuHours = 0;
-    int64_t spentMilliGpuSeconds = 0;
-  };
-  std::vector<BudgetStanding> Standings(sys_seconds now) const;
-
-  const TimeZone& zone() const { return zone_; }
+  // UsageView: from the book and the running pods this keeper was told of. Accrued counts
+  // what was accrued since this keeper was created, replayed ends included (a running pod's share
+  // is counted to its release time at most, where its end will put it).
+  BudgetCheck Check(std::string_view ns, const quota::Amounts& charge,
+                    sys_seconds now) const override;
+  UsageReport Report(const ReportQuery& query, sys_seconds now) const override;
+  std::map<std::pair<std::string, std::string>, int64_t> Accrued(sys_seconds now) const override;
+  std::vector<BudgetStanding> Standings(sys_seconds now) const override;
+  const TimeZone& zone() const override { return zone_; }
 
  private:
   struct Running {

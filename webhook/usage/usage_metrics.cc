@@ -10,7 +10,7 @@ std::string Milli(int64_t milli) { return quota::FormatMilli(milli); }
 
 }  // namespace
 
-std::string UsagePrometheus(const UsageKeeper& keeper, sys_seconds now) {
+std::string UsagePrometheus(const UsageView& keeper, sys_seconds now) {
   std::string out =
       "# HELP gpugate_usage_gpu_seconds_total GPU-seconds accrued by a namespace's pods, finished "
       "and running, per resource or weighted figure.\n"
@@ -26,7 +26,7 @@ std::string UsagePrometheus(const UsageKeeper& keeper, sys_seconds now) {
       "# HELP gpugate_budget_spent_gpu_hours GPU-hours a namespace has spent of its budget in "
       "the current period.\n"
       "# TYPE gpugate_budget_spent_gpu_hours gauge\n";
-  for (const UsageKeeper::BudgetStanding& b : keeper.Standings(now)) {
+  for (const BudgetStanding& b : keeper.Standings(now)) {
     const std::string labels = "{namespace=\"" + PrometheusLabelValue(b.ns) + "\",resource=\"" +
                                PrometheusLabelValue(b.limit) + "\",period=\"" +
                                PrometheusLabelValue(b.period) + "\"} ";
