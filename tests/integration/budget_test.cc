@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "common/rfc3339.h"
 #include "gpugate_process.h"
@@ -104,6 +108,80 @@ TEST(Budget, WarnModeAdmitsWithTheRefusalAsAWarning) {
   EXPECT_TRUE(warned.starts_with(
       "allowed; Warning: exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=2.5"))
       << warned;
+}
+
+// The number after `series` in a /metrics body ("" when the series is absent).
+std::string Sample(const std::string& metrics, const std::string& series) {
+  const size_t at = metrics.find("\n" + series + " ");
+  if (at == std::string::npos) return "";
+  const size_t from = at + series.size() + 2;
+  return metrics.substr(from, metrics.find('\n', from) - from);
+}
+
+// Once team-a has spent its budget, GPU pods created at once from several connections are each
+// refused exactly once, and none is charged; team-b, created in the same burst, has no budget and
+// is admitted and charged pod for pod.
+TEST(Budget, ConcurrentCreatesAgainstASpentBudgetAreEachRefusedOnceAndChargeNothing) {
+  TempDir dir;
+  dir.Write("gpugate.yaml",
+            "quota: {stateFile: " + dir.File("ledger.journal") + "}\n" + std::string(kConfig));
+  GpugateServer server({"--config", dir.File("gpugate.yaml")});
+  ASSERT_EQ(Seen(Send(server, CreateReview("trainer"))), "allowed");
+  ASSERT_EQ(Seen(Send(server, StatusReview("trainer", minutes(150), "Running"))), "allowed");
+
+  constexpr int kThreads = 4, kPerThread = 10;
+  std::atomic<int> refused{0}, admitted{0}, other{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto client = server.Client();
+      for (int i = 0; i < kPerThread; ++i) {
+        const std::string name = "burst-" + std::to_string(t) + "-" + std::to_string(i);
+        const bool teamA = i % 2 == 0;
+        json review =
+            MakeReview(Pod(name), {.ns = teamA ? "team-a" : "team-b", .uid = "create-" + name});
+        review["request"]["object"]["metadata"]["namespace"] = teamA ? "team-a" : "team-b";
+        auto res = client->Post("/validate", review.dump(), "application/json");
+        if (!res || res->status != 200) {
+          ++other;
+          continue;
+        }
+        const std::string seen = Seen(json::parse(res->body)["response"]);
+        if (teamA &&
+            seen.starts_with("exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=2.5")) {
+          ++refused;
+        } else if (!teamA && seen == "allowed") {
+          ++admitted;
+        } else {
+          ++other;
+          ADD_FAILURE() << name << ": " << seen;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  constexpr int kEach = kThreads * kPerThread / 2;
+  EXPECT_EQ(refused.load(), kEach);
+  EXPECT_EQ(admitted.load(), kEach);
+  EXPECT_EQ(other.load(), 0);
+
+  auto metrics = server.Client()->Get("/metrics");
+  ASSERT_TRUE(metrics && metrics->status == 200);
+  EXPECT_EQ(Sample(metrics->body,
+                   "gpugate_admission_decisions_total{route=\"validate\",decision=\"denied\","
+                   "reason=\"budget-spent\"}"),
+            std::to_string(kEach))
+      << metrics->body;
+  EXPECT_EQ(Sample(metrics->body, "gpugate_policy_violations_total{rule=\"budget\",mode=\"deny\"}"),
+            std::to_string(kEach))
+      << metrics->body;
+  // team-a holds only the trainer; team-b every pod of the burst.
+  EXPECT_EQ(
+      Sample(metrics->body, "gpugate_quota_used{namespace=\"team-a\",resource=\"nvidia.com/gpu\"}"),
+      "1");
+  EXPECT_EQ(
+      Sample(metrics->body, "gpugate_quota_used{namespace=\"team-b\",resource=\"nvidia.com/gpu\"}"),
+      std::to_string(kEach));
 }
 
 // "2026-11-27": the UTC day `shift` days from today.
