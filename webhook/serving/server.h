@@ -62,8 +62,9 @@ class Server {
   // GET /metrics and /quota.
   void RenderMetrics(transport::Response& res) const;
   void RenderQuota(const transport::Request& req, transport::Response& res) const;
-  // GET /usage: the usage report of the query's period (or since/until), by, namespace, as
-  // JSON (usage/report_query.h, usage/report_render.h); 400 with the reason for a bad query.
+  // GET /usage: the usage report of the query's period (or since/until), by and namespace
+  // (usage/report_query.h), written as its format asks: json (the default), table, csv or svg
+  // (usage/report_format.h); 400 with the reason for a bad query.
   void RenderUsage(const transport::Request& req, transport::Response& res) const;
   // The ledger's clock (an injected one in tests), to the second.
   std::chrono::sys_seconds Now() const;
