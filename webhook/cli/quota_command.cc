@@ -1,5 +1,7 @@
 // `gpugate quota` (also run as the kubectl plugin `kubectl gpuquota`): fetches GET /quota from a
-// running gpugate over TLS and prints it as a table or as the server's JSON.
+// running gpugate over TLS and prints it as a table or as the server's JSON; the GPU-hours each
+// namespace has spent this period follow the holdings (usage/spend_report.h).
+#include <chrono>
 #include <iostream>
 #include <utility>
 
@@ -7,8 +9,13 @@
 #include "cli/flags.h"
 #include "cli/quota_from_cluster.h"
 #include "cli/server_fetch.h"
+#include "cli/usage_from_cluster.h"
+#include "cluster/kube_client.h"
+#include "cluster/kube_config.h"
 #include "common/strings.h"
 #include "quota/report.h"
+#include "usage/report_query.h"
+#include "usage/spend_report.h"
 
 namespace gpugate::cli {
 namespace {
@@ -61,7 +68,26 @@ Result<QuotaOptions> QuotaOptionsFrom(const Flags& flags) {
   return options;
 }
 
-// Cluster mode: the GPUQuota objects themselves.
+// The spend this month that the GPUQuota objects' usage books and started charges record
+// (usage_from_cluster.h), in `ns` or every namespace; no budgets (those are gpugate's config).
+Result<std::vector<usage::SpendRow>> ClusterSpend(const std::string& kubeconfig,
+                                                  const std::string& context,
+                                                  const std::string& ns) {
+  auto access = cluster::LoadKubeconfig(kubeconfig, context);
+  if (!access) return std::unexpected(access.error());
+  cluster::KubeClient client(std::move(*access));
+  const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  auto books = ReadClusterBooks(client, now);
+  if (!books) return std::unexpected(books.error());
+  auto month = usage::QueryFrom({}, books->zone, now);
+  if (!month) return std::unexpected(month.error());
+  auto report = usage::BuildReportOfBooks(books->zone, books->books, books->running, *month);
+  if (!report) return std::unexpected(report.error());
+  return usage::SpendRows({}, *report, ns);
+}
+
+// Cluster mode: the GPUQuota objects themselves. The spend is shown when it can be read; when
+// it cannot, the holdings still are, with the reason on stderr.
 int PrintClusterUsage(const std::string& kubeconfig, const std::string& context,
                       const QuotaOptions& options, const std::string& prefix) {
   auto usage = UsageFromCluster(kubeconfig, context, options.ns);
@@ -69,7 +95,17 @@ int PrintClusterUsage(const std::string& kubeconfig, const std::string& context,
     std::cerr << prefix << usage.error().message << "\n";
     return 1;
   }
-  std::cout << (options.json ? quota::UsageJson(*usage) + "\n" : quota::UsageTable(*usage));
+  auto spend = ClusterSpend(kubeconfig, context, options.ns);
+  if (!spend) {
+    std::cerr << prefix << "the GPU-hours spent are not shown: " << spend.error().message << "\n";
+    spend = std::vector<usage::SpendRow>{};
+  }
+  if (options.json) {
+    std::cout << usage::WithSpendJson(quota::UsageJson(*usage), *spend) << "\n";
+  } else {
+    std::cout << quota::UsageTable(*usage) << (spend->empty() ? "" : "\n")
+              << usage::SpendTable(*spend);
+  }
   return 0;
 }
 
@@ -119,10 +155,17 @@ int RunQuota(const std::vector<std::string>& args, std::string_view command) {
               << "\n";
     return 1;
   }
+  auto spend = usage::ParseSpendJson(*body);
+  if (!spend) {
+    std::cerr << prefix << url << " did not answer with a usage report: " << spend.error().message
+              << "\n";
+    return 1;
+  }
   if (options->json) {
     std::cout << *body << (body->ends_with('\n') ? "" : "\n");
   } else {
-    std::cout << quota::UsageTable(*usage);
+    std::cout << quota::UsageTable(*usage) << (spend->empty() ? "" : "\n")
+              << usage::SpendTable(*spend);
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "transport/tls_context.h"
 #include "usage/report_format.h"
 #include "usage/report_query.h"
+#include "usage/spend_report.h"
 #include "usage/usage_metrics.h"
 
 namespace gpugate::serving {
@@ -116,7 +117,17 @@ void Server::RenderQuota(const Request& req, Response& res) const {
     return;
   }
   std::string ns = transport::QueryParam(req.head.query, "namespace").value_or("");
-  res.Set(200, quota::UsageJson(ledger->Usage(ns)), "application/json");
+  std::string body = quota::UsageJson(ledger->Usage(ns));
+  if (const usage::UsageView* usage = handler_.usage()) {
+    // Beside the holdings, what each namespace has spent this period (usage/spend_report.h).
+    const sys_seconds now = Now();
+    auto month = usage::QueryFrom({}, usage->zone(), now);
+    if (month) {
+      const auto rows = usage::SpendRows(usage->Standings(now), usage->Report(*month, now), ns);
+      body = usage::WithSpendJson(std::move(body), rows);
+    }
+  }
+  res.Set(200, std::move(body), "application/json");
 }
 
 std::chrono::sys_seconds Server::Now() const {

@@ -59,7 +59,8 @@ class Server {
   transport::HeadVerdict ScreenHead(const transport::Request& req, transport::Response& res);
   // The routes.
   void Route(const transport::Request& req, transport::Response& res);
-  // GET /metrics and /quota.
+  // GET /metrics and /quota (the ledger's holdings and, with usage kept, each namespace's spend
+  // this period: usage/spend_report.h).
   void RenderMetrics(transport::Response& res) const;
   void RenderQuota(const transport::Request& req, transport::Response& res) const;
   // GET /usage: the usage report of the query's period (or since/until), by and namespace
