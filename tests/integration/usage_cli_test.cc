@@ -245,5 +245,23 @@ TEST(UsageCli, ClusterRecordsCountRunningPodsAndRefuseMixedZones) {
             "keeps Europe/Berlin; a report adds up the local days of one zone\n");
 }
 
+// With mutual TLS, /usage listed in tls.openPaths answers a caller without a certificate, while
+// /quota (not listed) still refuses one.
+TEST(UsageCli, UsageInOpenPathsNeedsNoClientCertificate) {
+  TempDir dir;
+  Exit made = RunGpugate({"certs", "--out", dir.path(), "--host", "127.0.0.1", "--client", "ops"});
+  ASSERT_EQ(made.code, 0) << made.output;
+  dir.Write("gpugate.yaml", "tls: {openPaths: [/usage]}\n");
+  GpugateServer server(
+      {"--config", dir.File("gpugate.yaml"), "--tls-client-ca", dir.File("ca.crt")});
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port());
+  Exit usage = RunGpugate({"usage", "--server", url, "--cacert", server.caFile(), "-o", "csv"});
+  EXPECT_EQ(usage.code, 0) << usage.output;
+  EXPECT_EQ(usage.output, "namespace,resource,gpuHours,gpuSeconds\r\n");
+  Exit quota = RunGpugate({"quota", "--server", url, "--cacert", server.caFile()});
+  EXPECT_EQ(quota.code, 1) << quota.output;
+  EXPECT_NE(quota.output.find("HTTP 403 Forbidden"), std::string::npos) << quota.output;
+}
+
 }  // namespace
 }  // namespace gpugate::testing
