@@ -10,6 +10,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -18,6 +19,7 @@
 #include "common/rfc3339.h"
 #include "golden_files.h"
 #include "gpugate_process.h"
+#include "kubectl.h"
 #include "review_builder.h"
 #include "standin_cluster.h"
 #include "test_paths.h"
@@ -261,6 +263,36 @@ TEST(UsageCli, UsageInOpenPathsNeedsNoClientCertificate) {
   Exit quota = RunGpugate({"quota", "--server", url, "--cacert", server.caFile()});
   EXPECT_EQ(quota.code, 1) << quota.output;
   EXPECT_NE(quota.output.find("HTTP 403 Forbidden"), std::string::npos) << quota.output;
+}
+
+// kubectl runs kubectl-gpuusage from PATH with the arguments after `gpuusage`: the same report
+// as `gpugate usage`, and the help under the plugin's name.
+TEST(UsageCli, RunsAsKubectlPlugin) {
+  const Result<Kubectl>& kubectl = UsableKubectl();
+  if (!kubectl) GTEST_SKIP() << kubectl.error().message;
+  StandInCluster cluster;
+  cluster.api().Create(cluster::GpuQuotaCollectionPath("team-b"),
+                       GpuQuota("team-b", Date(-1), {kTeamB}));
+  const std::filesystem::path bin = std::filesystem::path(test_paths::kGpugateBinary).parent_path();
+  const char* path = std::getenv("PATH");
+  const std::string searchPath =
+      bin.string() + ":" + (path ? path : "/usr/local/bin:/usr/bin:/bin");
+  const std::vector<std::string> args = {
+      "--kubeconfig", cluster.kubeconfig(), "--since", Date(-1), "--until", Date(-1), "-o", "csv"};
+  std::vector<std::string> viaKubectl = {"PATH=" + searchPath, kubectl->path, "gpuusage"};
+  viaKubectl.insert(viaKubectl.end(), args.begin(), args.end());
+  std::vector<std::string> direct = {"usage"};
+  direct.insert(direct.end(), args.begin(), args.end());
+  Exit plugin = RunProgram("/usr/bin/env", viaKubectl);
+  EXPECT_EQ(plugin.code, 0) << plugin.output;
+  EXPECT_EQ(plugin.output, RunGpugate(direct).output);
+  EXPECT_EQ(Normalized(plugin.output),
+            "namespace,resource,gpuHours,gpuSeconds\r\nteam-b,nvidia.com/gpu,1.5,5400\r\n");
+
+  Exit help =
+      RunProgram("/usr/bin/env", {"PATH=" + searchPath, kubectl->path, "gpuusage", "--help"});
+  EXPECT_EQ(help.code, 0) << help.output;
+  EXPECT_TRUE(help.output.starts_with("Usage: kubectl gpuusage [--period YYYY-MM")) << help.output;
 }
 
 }  // namespace
