@@ -26,11 +26,11 @@ Result<ServerAccess> ParseServerUrl(std::string_view url) {
   std::string_view rest = url.substr(kScheme.size());
   size_t slash = rest.find('/');
   std::string authority(rest.substr(0, slash));
-  ServerAccess options;
-  options.url = std::string(url);
-  while (options.url.ends_with('/')) options.url.pop_back();
-  if (slash != std::string_view::npos) options.basePath = rest.substr(slash);
-  while (options.basePath.ends_with('/')) options.basePath.pop_back();
+  ServerAccess access;
+  access.url = std::string(url);
+  while (access.url.ends_with('/')) access.url.pop_back();
+  if (slash != std::string_view::npos) access.basePath = rest.substr(slash);
+  while (access.basePath.ends_with('/')) access.basePath.pop_back();
   bool hasPort = authority.starts_with('[') ? authority.find("]:") != std::string::npos
                                             : authority.find(':') != std::string::npos;
   if (!hasPort) authority += ":443";
@@ -39,8 +39,8 @@ Result<ServerAccess> ParseServerUrl(std::string_view url) {
   if (hostPort->host.empty() || hostPort->port == 0) {
     return Fail("--server " + JsonQuote(url) + ": want a host and a non-zero port");
   }
-  options.server = *hostPort;
-  return options;
+  access.server = *hostPort;
+  return access;
 }
 
 // Why the TLS client failed, in words a user can act on.
