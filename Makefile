@@ -85,7 +85,7 @@ run: build $(DEV_CERTS)/tls.crt
 	$(GPUGATE) serve --listen 127.0.0.1:8443 \
 	  --tls-cert $(DEV_CERTS)/tls.crt --tls-key $(DEV_CERTS)/tls.key
 
-# gpugate and the kubectl plugin link kubectl-gpuquota into $(PREFIX)/bin.
+# gpugate and the kubectl plugin links kubectl-gpuquota and kubectl-gpuusage into $(PREFIX)/bin.
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 

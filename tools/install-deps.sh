@@ -21,11 +21,12 @@ packages=(
 # Service's stand-in proxy), openssl and curl. `install-deps.sh chart` adds python3 with PyYAML for
 # tests/chart/; `install-deps.sh image` adds podman, runc and debootstrap (make image).
 # `install-deps.sh test` adds strace, valgrind and python3 for the cost budgets of tests/budget/
+# and the XML check of usage charts (tests/integration/usage_cli_test.cc)
 # (make test runs it).
 for group in "$@"; do
   case "$group" in
     bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
-    test) packages+=(strace valgrind python3) ;;  # tests/budget/: counts per review
+    test) packages+=(strace valgrind python3) ;;  # tests/budget/, usage_cli_test.cc
     fuzz) packages+=(clang-16 libclang-rt-16-dev llvm-16) ;;
     kubectl) packages+=(npm python3) ;;  # tools/install-kubectl.sh
     node) packages+=(nodejs npm) ;;      # tools/install-cel.sh

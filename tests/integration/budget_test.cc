@@ -237,6 +237,20 @@ TEST(Budget, UsageReportAndMetricsAgreeOnAFinishedPod) {
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
   EXPECT_TRUE(bad->body.starts_with("by: ")) << bad->body;
+  for (const auto& [query, reason] :
+       {std::pair{"format=yaml", "format: must be json, table, csv or svg\n"},
+        std::pair{
+            "format=svg&by=namespace",
+            "by: a chart (format svg) draws GPU-hours per day; give by=day or leave it out\n"},
+        std::pair{"format=csv&resource=nvidia.com/gpu",
+                  "resource: only a chart (format svg) draws one resource\n"},
+        std::pair{"format=svg&since=2026-01-01&until=2026-12-31",
+                  "format: svg: a chart covers at most 62 days\n"}}) {
+    auto refused = server.Client()->Get(std::string("/usage?") + query);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 400) << query;
+    EXPECT_EQ(refused->body, reason) << query;
+  }
 }
 
 }  // namespace

@@ -144,6 +144,39 @@ TEST(ChartValues, TheChartsDashboardIsTheDocumentedOne) {
       << "copy docs/grafana-gpu-quota.json to the chart's files/";
 }
 
+// Every gpugate metric a panel queries is one gpugate documents (the metric tables of
+// docs/quota.md and docs/reliability.md), so a renamed metric cannot leave a panel empty, and the
+// budget panels read the budget gauges.
+TEST(ChartValues, TheDashboardQueriesDocumentedMetrics) {
+  const nlohmann::json dashboard = nlohmann::json::parse(
+      FileContents(std::string(GPUGATE_SOURCE_DIR) + "/docs/grafana-gpu-quota.json"));
+  std::string documented;
+  for (const char* doc : {"/docs/quota.md", "/docs/reliability.md"}) {
+    documented += FileContents(std::string(GPUGATE_SOURCE_DIR) + doc);
+  }
+  std::set<std::string> queried;
+  std::set<int> ids;
+  for (const nlohmann::json& panel : dashboard["panels"]) {
+    EXPECT_TRUE(ids.insert(panel["id"].get<int>()).second) << "panel id " << panel["id"];
+    for (const nlohmann::json& target : panel["targets"]) {
+      const std::string expr = target["expr"];
+      for (size_t at = expr.find("gpugate_"); at != std::string::npos;
+           at = expr.find("gpugate_", at + 1)) {
+        size_t end = expr.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", at);
+        queried.insert(expr.substr(at, end - at));
+        at = end - 1;
+      }
+    }
+  }
+  for (const char* budget : {"gpugate_budget_gpu_hours", "gpugate_budget_spent_gpu_hours"}) {
+    EXPECT_TRUE(queried.count(budget)) << budget << " is on no panel";
+  }
+  for (const std::string& metric : queried) {
+    EXPECT_NE(documented.find("`" + metric + "`"), std::string::npos)
+        << metric << " is queried but not documented";
+  }
+}
+
 TEST(ChartValues, ChartAndKustomizeInstallTheSameImage) {
   const YAML::Node chart = YAML::LoadFile(kChart + "/Chart.yaml");
   const YAML::Node values = YAML::LoadFile(kChart + "/values.yaml");

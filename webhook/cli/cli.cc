@@ -35,8 +35,8 @@ const CommandHelp kVersionHelp = {
 // Every subcommand's entry comes from its own CommandHelp, the text its --help prints.
 void PrintUsage(std::ostream& out) {
   out << kUsageHead;
-  for (const CommandHelp* command :
-       {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kCheckHelp, &kAuditHelp, &kVersionHelp}) {
+  for (const CommandHelp* command : {&kServeHelp, &kCertsHelp, &kQuotaHelp, &kUsageHelp,
+                                     &kCheckHelp, &kAuditHelp, &kVersionHelp}) {
     PrintCommandEntry(out, *command);
   }
   out << kUsageTail;
@@ -62,9 +62,9 @@ int RunVersion(const std::vector<std::string>& args) {
 }  // namespace
 
 int Run(std::string_view program, const std::vector<std::string>& args) {
-  if (std::filesystem::path(program).filename() == "kubectl-gpuquota") {
-    return RunQuota(args, "kubectl gpuquota");
-  }
+  const std::filesystem::path invoked = std::filesystem::path(program).filename();
+  if (invoked == "kubectl-gpuquota") return RunQuota(args, "kubectl gpuquota");
+  if (invoked == "kubectl-gpuusage") return RunUsage(args, "kubectl gpuusage");
   if (args.empty()) {
     PrintUsage(std::cerr);
     return 2;
@@ -82,6 +82,7 @@ int Run(std::string_view program, const std::vector<std::string>& args) {
   if (command == "serve") return RunServe(rest);
   if (command == "certs") return RunCerts(rest);
   if (command == "quota") return RunQuota(rest);
+  if (command == "usage") return RunUsage(rest);
   if (command == "check") return RunCheck(rest);
   if (command == "audit") return RunAudit(rest);
   std::cerr << "gpugate: unknown command \"" << command << "\"\n\n";

@@ -1,4 +1,4 @@
-// The `gpugate` command: subcommands serve, certs, quota, check, audit, version.
+// The `gpugate` command: subcommands serve, certs, quota, usage, check, audit, version.
 #pragma once
 
 #include <string>
@@ -11,7 +11,8 @@ namespace gpugate::cli {
 
 // Runs the command line; returns the process exit code: 0 success, 1 failure at run time,
 // 2 a usage error. `program` is argv[0] and `args` the rest. Invoked through a link named
-// `kubectl-gpuquota` (so `kubectl gpuquota` finds it as a plugin), it runs `quota` with `args`.
+// `kubectl-gpuquota` (so `kubectl gpuquota` finds it as a plugin), it runs `quota` with `args`;
+// through `kubectl-gpuusage`, `usage`.
 int Run(std::string_view program, const std::vector<std::string>& args);
 
 // Each subcommand, and its help (cli/help.h), defined in its own file (serve_command.cc, ...).
@@ -23,6 +24,10 @@ extern const CommandHelp kCertsHelp;
 // `command` is how the user invoked it, for messages: "gpugate quota" or "kubectl gpuquota".
 int RunQuota(const std::vector<std::string>& args, std::string_view command = "gpugate quota");
 extern const CommandHelp kQuotaHelp;
+// `command`: "gpugate usage" or "kubectl gpuusage". Exit status 0 printed (and the chart
+// written), 1 the report could not be read or the chart not written, 2 a usage error.
+int RunUsage(const std::vector<std::string>& args, std::string_view command = "gpugate usage");
+extern const CommandHelp kUsageHelp;
 // Exit status 0 clean, 1 something would be denied, 2 unreadable input or a usage error.
 int RunCheck(const std::vector<std::string>& args);
 extern const CommandHelp kCheckHelp;

@@ -68,6 +68,13 @@ const HelpCase kHelpCases[] = {
       "--tls-server-name NAME", "--kubeconfig FILE", "--context NAME", "-n, --namespace NS",
       "-o, --output FORMAT", "-h, --help"}},
     {"gpugate",
+     {"usage"},
+     "Usage: gpugate usage [--period YYYY-MM | --since DATE --until DATE]",
+     {"--period YYYY-MM", "--since DATE", "--until DATE", "--by GROUP", "-n, --namespace NS",
+      "-o, --output FORMAT", "--chart FILE", "--chart-resource NAME", "--server URL",
+      "--cacert FILE", "--insecure-skip-tls-verify", "--cert FILE", "--key FILE",
+      "--tls-server-name NAME", "--kubeconfig FILE", "--context NAME", "-h, --help"}},
+    {"gpugate",
      {"check"},
      "Usage: gpugate check -f FILE|DIR|- [-f ...] [--config FILE] [-o|--output text|json]\n",
      {"-f, --filename PATH", "--config FILE", "-o, --output FORMAT", "-h, --help"}},
@@ -82,6 +89,11 @@ const HelpCase kHelpCases[] = {
      {},
      "Usage: kubectl gpuquota [--server URL] [--cacert FILE | --insecure-skip-tls-verify]",
      {"--server URL", "--kubeconfig FILE", "-o, --output FORMAT", "-h, --help"}},
+    // `kubectl gpuusage --help` runs the link kubectl-gpuusage with --help.
+    {"/usr/local/bin/kubectl-gpuusage",
+     {},
+     "Usage: kubectl gpuusage [--period YYYY-MM | --since DATE --until DATE]",
+     {"--period YYYY-MM", "--server URL", "--kubeconfig FILE", "--chart FILE", "-h, --help"}},
 };
 
 TEST(Cli, EveryCommandPrintsItsOwnHelp) {
@@ -184,6 +196,10 @@ TEST(Cli, UnknownFlagsStillExitTwoWithTheirMessage) {
       {"gpugate", {"certs", "--bogus", "--help"}, "gpugate certs: unknown flag --bogus\n"},
       {"gpugate", {"quota", "--bogus"}, "gpugate quota: unknown flag --bogus\n"},
       {"kubectl-gpuquota", {"--bogus"}, "kubectl gpuquota: unknown flag --bogus\n"},
+      {"gpugate", {"usage", "--bogus"}, "gpugate usage: unknown flag --bogus\n"},
+      {"kubectl-gpuusage",
+       {"--by", "user"},
+       "kubectl gpuusage: --by: must be namespace, model, resource or day\n"},
       {"gpugate", {"serve", "--help=yes"}, "gpugate serve: flag --help takes no value\n"},
       {"gpugate", {"bogus"}, "gpugate: unknown command \"bogus\"\n"},
       {"gpugate", {"help", "bogus"}, "gpugate: unknown command \"bogus\"\n"},

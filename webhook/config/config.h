@@ -29,7 +29,7 @@ struct TlsConfig {
   // "" = callers need no certificate; else every path but the probes and openPaths answers only
   // callers whose certificate chains to a CA in this file.
   std::string clientCAFile;
-  std::vector<std::string> openPaths;  // "/metrics", "/quota": answered without a certificate
+  std::vector<std::string> openPaths;  // "/metrics", "/quota", "/usage": answered without one
   std::chrono::milliseconds reloadInterval = std::chrono::seconds(10);
 };
 

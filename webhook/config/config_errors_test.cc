@@ -82,11 +82,11 @@ TEST(ParseConfig, ListenAndTlsErrors) {
       {"tls:\n  openPaths: /metrics\n",
        "gpugate.yaml:2: tls.openPaths: must be a list, got \"/metrics\""},
       {"tls:\n  openPaths:\n    - /metrics\n    - /validate\n",
-       "gpugate.yaml:4: tls.openPaths[1]: must be /metrics or /quota (/healthz and /readyz are "
-       "always open, /validate and /mutate never), got \"/validate\""},
+       "gpugate.yaml:4: tls.openPaths[1]: must be /metrics, /quota or /usage (/healthz and /readyz "
+       "are always open, /validate and /mutate never), got \"/validate\""},
       {"tls: {openPaths: [metrics]}\n",
-       "gpugate.yaml:1: tls.openPaths[0]: must be /metrics or /quota (/healthz and /readyz are "
-       "always open, /validate and /mutate never), got \"metrics\""},
+       "gpugate.yaml:1: tls.openPaths[0]: must be /metrics, /quota or /usage (/healthz and /readyz "
+       "are always open, /validate and /mutate never), got \"metrics\""},
       {"tls: {openPaths: [/quota, /metrics, /quota]}\n",
        "gpugate.yaml:1: tls.openPaths[2]: \"/quota\" is already listed at tls.openPaths[0]"},
       {"tls: {reloadIntervalSeconds: 0}\n",

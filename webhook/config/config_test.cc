@@ -184,10 +184,11 @@ TEST(ParseConfig, Values) {
       {"tls: {certFile: /a.crt}", RenderTls, "/a.crt /etc/gpugate/tls/tls.key"},
       {"tls:\n  keyFile: /b.key\n  certFile: /a.crt", RenderTls, "/a.crt /b.key"},
       {"tls: {certFile: /a.crt}", RenderClientAuth, "clientCAFile= openPaths= reload=10000ms"},
-      {"tls:\n  clientCAFile: /etc/gpugate/client-ca/ca.crt\n  openPaths: [/metrics, /quota]\n"
+      {"tls:\n  clientCAFile: /etc/gpugate/client-ca/ca.crt\n  openPaths: [/metrics, /quota, "
+       "/usage]\n"
        "  reloadIntervalSeconds: 1\n",
        RenderClientAuth,
-       "clientCAFile=/etc/gpugate/client-ca/ca.crt openPaths=/metrics,/quota reload=1000ms"},
+       "clientCAFile=/etc/gpugate/client-ca/ca.crt openPaths=/metrics,/quota,/usage reload=1000ms"},
       {"tls: {clientCAFile: \"\", openPaths: [], reloadIntervalSeconds: 3600}", RenderClientAuth,
        "clientCAFile= openPaths= reload=3600000ms"},
       {"exemptNamespaces: [kube-system, gpu-operator]", RenderExempt, "kube-system,gpu-operator"},

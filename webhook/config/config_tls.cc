@@ -11,7 +11,7 @@ namespace gpugate::config {
 namespace {
 
 // The paths tls.openPaths may list. The probes are always open; the admission routes never are.
-constexpr std::string_view kOpenable[] = {"/metrics", "/quota"};
+constexpr std::string_view kOpenable[] = {"/metrics", "/quota", "/usage"};
 
 Status ReadPath(const Cursor& value, std::string& out) {
   std::string path;
@@ -28,7 +28,7 @@ Status ReadOpenPaths(const Cursor& value, std::vector<std::string>& out) {
     if (auto st = item.ReadString(path); !st) return st;
     if (std::find(std::begin(kOpenable), std::end(kOpenable), path) == std::end(kOpenable)) {
       return item.Fail(
-          "must be /metrics or /quota (/healthz and /readyz are always open, /validate and "
+          "must be /metrics, /quota or /usage (/healthz and /readyz are always open, /validate and "
           "/mutate never), got " +
           JsonQuote(path));
     }

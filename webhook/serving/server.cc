@@ -8,12 +8,14 @@
 #include "quota/report.h"
 #include "transport/log.h"
 #include "transport/tls_context.h"
+#include "usage/report_format.h"
 #include "usage/report_query.h"
-#include "usage/report_render.h"
+#include "usage/spend_report.h"
 #include "usage/usage_metrics.h"
 
 namespace gpugate::serving {
 
+using std::chrono::sys_seconds;
 using transport::HeadVerdict;
 using transport::Request;
 using transport::Response;
@@ -115,7 +117,17 @@ void Server::RenderQuota(const Request& req, Response& res) const {
     return;
   }
   std::string ns = transport::QueryParam(req.head.query, "namespace").value_or("");
-  res.Set(200, quota::UsageJson(ledger->Usage(ns)), "application/json");
+  std::string body = quota::UsageJson(ledger->Usage(ns));
+  if (const usage::UsageView* usage = handler_.usage()) {
+    // Beside the holdings, what each namespace has spent this period (usage/spend_report.h).
+    const sys_seconds now = Now();
+    auto month = usage::QueryFrom({}, usage->zone(), now);
+    if (month) {
+      const auto rows = usage::SpendRows(usage->Standings(now), usage->Report(*month, now), ns);
+      body = usage::WithSpendJson(std::move(body), rows);
+    }
+  }
+  res.Set(200, std::move(body), "application/json");
 }
 
 std::chrono::sys_seconds Server::Now() const {
@@ -135,12 +147,19 @@ void Server::RenderUsage(const Request& req, Response& res) const {
                                    .until = transport::QueryParam(q, "until"),
                                    .by = transport::QueryParam(q, "by"),
                                    .ns = transport::QueryParam(q, "namespace")};
-  auto query = usage::QueryFrom(params, usage->zone(), Now());
-  if (!query) {
-    res.Set(400, query.error().message + "\n");
+  const sys_seconds now = Now();
+  auto query = usage::QueryFrom(params, usage->zone(), now);
+  auto output =
+      query ? usage::OutputFrom(transport::QueryParam(q, "format"),
+                                transport::QueryParam(q, "resource"), params.by.has_value(), *query)
+            : std::unexpected(query.error());
+  auto rendered = output ? usage::RenderReportAs(usage->Report(*query, now), *output)
+                         : std::unexpected(output.error());
+  if (!rendered) {
+    res.Set(400, rendered.error().message + "\n");
     return;
   }
-  res.Set(200, usage::RenderReportJson(usage->Report(*query, Now())), "application/json");
+  res.Set(200, std::move(rendered->body), rendered->contentType);
 }
 
 void Server::Run() {

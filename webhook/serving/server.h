@@ -59,11 +59,13 @@ class Server {
   transport::HeadVerdict ScreenHead(const transport::Request& req, transport::Response& res);
   // The routes.
   void Route(const transport::Request& req, transport::Response& res);
-  // GET /metrics and /quota.
+  // GET /metrics and /quota (the ledger's holdings and, with usage kept, each namespace's spend
+  // this period: usage/spend_report.h).
   void RenderMetrics(transport::Response& res) const;
   void RenderQuota(const transport::Request& req, transport::Response& res) const;
-  // GET /usage: the usage report of the query's period (or since/until), by, namespace, as
-  // JSON (usage/report_query.h, usage/report_render.h); 400 with the reason for a bad query.
+  // GET /usage: the usage report of the query's period (or since/until), by and namespace
+  // (usage/report_query.h), written as its format asks: json (the default), table, csv or svg
+  // (usage/report_format.h); 400 with the reason for a bad query.
   void RenderUsage(const transport::Request& req, transport::Response& res) const;
   // The ledger's clock (an injected one in tests), to the second.
   std::chrono::sys_seconds Now() const;

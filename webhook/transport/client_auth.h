@@ -2,7 +2,7 @@
 // probes answer anyone, since the kubelet presents no certificate. Every other path (the
 // admission routes, /quota, /metrics, and paths that do not exist) answers only a caller whose
 // certificate verified against the client CA, except the paths the operator lists in
-// tls.openPaths (/metrics and /quota may be). docs/decisions.md, "Certificate rotation and
+// tls.openPaths (/metrics, /quota and /usage may be). docs/decisions.md, "Certificate rotation and
 // mutual TLS", says why.
 #pragma once
 

@@ -76,11 +76,12 @@ ReportRow RowFor(GroupBy by, std::chrono::local_days day, const UsageKey& key) {
 
 }  // namespace
 
-UsageReport BuildReport(const UsageBook& book, std::span<const Accrual> running,
-                        const ReportQuery& query) {
-  const TimeZone& zone = book.zone();
-  Span span = {zone.StartOf(query.first), zone.StartOf(query.last + days(1))};
-  auto daily = DailySpent(book, running, span);
+namespace {
+
+using Daily = std::map<std::pair<std::chrono::local_days, UsageKey>, int64_t>;
+
+// `daily` grouped as `query` asks, in `zoneName`.
+UsageReport ReportOf(const std::string& zoneName, const Daily& daily, const ReportQuery& query) {
   std::map<std::tuple<std::string, std::string, std::string, std::string>, int64_t> sums;
   for (const auto& [dayKey, milli] : daily) {
     const auto& [day, key] = dayKey;
@@ -92,13 +93,49 @@ UsageReport BuildReport(const UsageBook& book, std::span<const Accrual> running,
     sums[{row.day, row.ns, row.model, row.resource}] += milli;
   }
   UsageReport report{
-      .timeZone = zone.name(), .first = query.first, .last = query.last, .by = query.by};
+      .timeZone = zoneName, .first = query.first, .last = query.last, .by = query.by};
   for (const auto& [cols, milli] : sums) {
     if (milli == 0) continue;
     const auto& [day, ns, model, resource] = cols;
     report.rows.push_back({day, ns, model, resource, milli});
   }
   return report;
+}
+
+Span SpanOf(const TimeZone& zone, const ReportQuery& query) {
+  return {zone.StartOf(query.first), zone.StartOf(query.last + days(1))};
+}
+
+// "team-a" for a book whose keys name team-a; "a book with no usage" for an empty one.
+std::string Owner(const UsageBook& book) {
+  return book.keys().empty() ? "a book with no usage" : book.keys().begin()->first.ns;
+}
+
+}  // namespace
+
+UsageReport BuildReport(const UsageBook& book, std::span<const Accrual> running,
+                        const ReportQuery& query) {
+  return ReportOf(book.zone().name(), DailySpent(book, running, SpanOf(book.zone(), query)), query);
+}
+
+Result<UsageReport> BuildReportOfBooks(const TimeZone& zone, std::span<const UsageBook> books,
+                                       std::span<const Accrual> running, const ReportQuery& query) {
+  for (const UsageBook& book : books) {
+    if (book.zone().name() == zone.name()) continue;
+    const UsageBook* same = nullptr;
+    for (const UsageBook& other : books) {
+      if (other.zone().name() == zone.name()) same = &other;
+    }
+    std::string kept = same ? Owner(*same) + " keeps " + zone.name() + ", " : "";
+    return Fail("usage books in different time zones: " + kept + Owner(book) + " keeps " +
+                book.zone().name() + "; a report adds up the local days of one zone");
+  }
+  const Span span = SpanOf(zone, query);
+  Daily daily = DailySpent(UsageBook(zone, {}), running, span);
+  for (const UsageBook& book : books) {
+    for (const auto& [dayKey, milli] : book.DailyTotals(span)) daily[dayKey] += milli;
+  }
+  return ReportOf(zone.name(), daily, query);
 }
 
 }  // namespace gpugate::usage

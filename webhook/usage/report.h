@@ -57,4 +57,13 @@ struct UsageReport {
 UsageReport BuildReport(const UsageBook& book, std::span<const Accrual> running,
                         const ReportQuery& query);
 
+// The report of `query` over several books, as cluster mode keeps them (one per namespace, in
+// its GPUQuota object), and the `running` pods' accruals up to now, in `zone`: rows that
+// several books share are added up. Every book must keep `zone`'s local days (a day total
+// cannot be moved to another zone's days); one that does not is an error naming the
+// namespaces and zones: "usage books in different time zones: team-a keeps Europe/Berlin,
+// team-b keeps UTC; a report adds up the local days of one zone".
+Result<UsageReport> BuildReportOfBooks(const TimeZone& zone, std::span<const UsageBook> books,
+                                       std::span<const Accrual> running, const ReportQuery& query);
+
 }  // namespace gpugate::usage

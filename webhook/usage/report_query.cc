@@ -1,5 +1,7 @@
 #include "usage/report_query.h"
 
+#include <algorithm>
+
 #include "usage/civil_date.h"
 
 namespace gpugate::usage {
@@ -27,7 +29,18 @@ Result<ReportQuery> QueryFrom(const ReportParams& params, const TimeZone& zone, 
     if (!by) return Fail("by: " + by.error().message);
     query->by = *by;
   }
-  if (params.ns && !params.ns->empty()) query->namespaces = {*params.ns};
+  if (params.ns) {
+    std::string_view rest = *params.ns;
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      const std::string name(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+      auto& names = query->namespaces;
+      if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
+    }
+  }
   return query;
 }
 

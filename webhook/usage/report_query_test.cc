@@ -29,6 +29,8 @@ TEST(ReportQuery, ParametersAsGetUsageAndTheCliReadThem) {
       {{.since = "2026-11-03", .until = "2026-11-09", .by = "day", .ns = "team-a"},
        "2026-11-03..2026-11-09 by day [team-a]"},
       {{.by = "model"}, "2026-11-01..2026-11-30 by model"},
+      {{.ns = "team-b,team-a,,team-b"}, "2026-11-01..2026-11-30 by namespace [team-b] [team-a]"},
+      {{.ns = ""}, "2026-11-01..2026-11-30 by namespace"},
       {{.period = "2026-11", .since = "2026-11-03", .until = "2026-11-09"},
        "error: period: give a month or since and until, not both"},
       {{.since = "2026-11-03"}, "error: until: missing (since needs it)"},

@@ -109,5 +109,62 @@ TEST(UsageReportTest, QueryErrors) {
   }
 }
 
+// Cluster mode keeps one book per namespace: their report is the one book holding both would
+// give, for every grouping, running pods included (one in a namespace with no book yet).
+TEST(UsageReportTest, SeveralBooksReportAsOne) {
+  TimeZone berlin = Zone("Europe/Berlin");
+  UsageBook whole = November();
+  std::vector<UsageBook> books;
+  for (const char* ns : {"team-a", "team-b"}) {
+    UsageBook one(berlin, {});
+    for (const auto& [key, usage] : whole.keys()) {
+      if (key.ns != ns) continue;
+      for (size_t i = 0; i < usage.days.size(); ++i) {
+        // A day's total as one accrual of a second's worth at the day's noon.
+        if (usage.days[i] == 0) continue;
+        sys_seconds noon = berlin.StartOf(usage.first + days(static_cast<int64_t>(i))) + hours(12);
+        ASSERT_TRUE(one.Accrue(std::vector<Accrual>{
+                                   {.key = key, .milli = usage.days[i], .held = {noon, noon + 1s}}})
+                        .has_value());
+      }
+    }
+    books.push_back(std::move(one));
+  }
+  std::vector<Accrual> running = Running();
+  auto notebook = Accruals("team-c", {{"nvidia.com/gpu", 1000}},
+                           {At(berlin, 2026, 11, 2, 10), At(berlin, 2026, 11, 2, 12)});
+  running.insert(running.end(), notebook.begin(), notebook.end());
+  for (GroupBy by : {GroupBy::kNamespace, GroupBy::kModel, GroupBy::kResource, GroupBy::kDay}) {
+    ReportQuery q = *QueryForMonth("2026-11");
+    q.by = by;
+    Result<UsageReport> merged = BuildReportOfBooks(berlin, books, running, q);
+    ASSERT_TRUE(merged.has_value()) << merged.error().message;
+    EXPECT_EQ(Rows(*merged), Rows(BuildReport(whole, running, q))) << GroupByName(by);
+    EXPECT_EQ(merged->timeZone, "Europe/Berlin");
+  }
+  ReportQuery q = *QueryForMonth("2026-11");
+  EXPECT_EQ(Rows(*BuildReportOfBooks(berlin, books, running, q)),
+            "team-a gpu-equivalents=12; team-a nvidia.com/gpu=12; team-b gpu-equivalents=2; "
+            "team-b nvidia.com/gpu=5; team-b tencent.com/vcuda-core=200; team-c nvidia.com/gpu=2");
+  // No book at all: the running pods alone.
+  EXPECT_EQ(Rows(*BuildReportOfBooks(berlin, {}, notebook, q)), "team-c nvidia.com/gpu=2");
+}
+
+TEST(UsageReportTest, BooksInDifferentZonesAreRefused) {
+  std::vector<UsageBook> books;
+  books.push_back(November());
+  UsageBook utc(TimeZone::Utc(), {});
+  ASSERT_TRUE(utc.Accrue(Accruals("team-z", {{"nvidia.com/gpu", 1000}},
+                                  {Utc(2026, 11, 3, 8), Utc(2026, 11, 3, 9)}))
+                  .has_value());
+  books.push_back(std::move(utc));
+  Result<UsageReport> r =
+      BuildReportOfBooks(Zone("Europe/Berlin"), books, {}, *QueryForMonth("2026-11"));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message,
+            "usage books in different time zones: team-a keeps Europe/Berlin, team-z keeps UTC; "
+            "a report adds up the local days of one zone");
+}
+
 }  // namespace
 }  // namespace gpugate::usage
