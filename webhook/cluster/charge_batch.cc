@@ -12,13 +12,8 @@ using quota::ReserveOutcome;
 // first charge under that name (`"name":[...],`). Exact for the entry; the derived used and
 // summaries may grow by a few bytes more, which the bound's margin below etcd's limit absorbs.
 size_t ChargeBytes(std::string_view name, const RecordedCharge& charge, bool firstUnderName) {
-  json entry = {{"uid", charge.uid},
-                {"admitted", FormatRfc3339(charge.admitted)},
-                {"amounts", json::object()}};
-  for (const auto& [resource, milli] : charge.amounts) {
-    entry["amounts"][resource] = quota::FormatMilli(milli);
-  }
-  size_t bytes = entry.dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
+  size_t bytes =
+      EncodeCharge(charge).dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
   if (firstUnderName)
     bytes += json(name).dump(-1, ' ', false, json::error_handler_t::replace).size() + 3;
   return bytes;

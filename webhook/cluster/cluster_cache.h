@@ -36,6 +36,13 @@ struct PodInfo {
   // long as a tombstone so the reconciler frees the charge at once instead of after the grace
   // that a pod it never saw gets.
   WallClock::time_point goneSince{};
+  // status.startTime: when it started holding its devices (its usage runs from then).
+  std::optional<WallClock::time_point> started;
+  // When it stopped holding them, once terminal (docs/quota.md, "When a pod starts and stops"):
+  // finished (Succeeded or Failed), the latest state.terminated.finishedAt of its containers, or
+  // when the watch first showed it finished if none is given; deleted, when the watch showed it
+  // gone or its releaseAt, whichever is earlier. Kept from the first event that sets it.
+  std::optional<WallClock::time_point> ended;
 };
 
 using PodMap = std::map<std::string, PodInfo, std::less<>>;  // by pod name

@@ -22,7 +22,12 @@ ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
   ChargeMap out;
   for (const auto& [name, list] : charges) {
     for (const RecordedCharge& charge : list) {
-      if (Keep(name, charge, pods, context)) out[name].push_back(charge);
+      if (!Keep(name, charge, pods, context)) continue;
+      RecordedCharge& kept = out[name].emplace_back(charge);
+      auto pod = pods.find(name);
+      if (!kept.started && pod != pods.end() && pod->second.uid == kept.uid) {
+        kept.started = pod->second.started;
+      }
     }
   }
   if (!context.podsFresh || !context.chargeUncharged) return out;
@@ -31,7 +36,7 @@ ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
     std::vector<RecordedCharge>& held = out[name];
     bool charged = false;
     for (const RecordedCharge& c : held) charged = charged || c.uid == pod.uid;
-    if (!charged) held.push_back(RecordedCharge{pod.uid, context.now, pod.amounts});
+    if (!charged) held.push_back(RecordedCharge{pod.uid, context.now, pod.amounts, pod.started});
   }
   return out;
 }

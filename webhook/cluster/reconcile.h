@@ -28,7 +28,9 @@ struct ReconcileContext {
 //     admitted it, or went away unseen. Younger, it may still be on its way through the apiserver;
 //   - a pod shown running (not terminal, not being deleted) with no charge is charged, stamped
 //     `now`, when the watch is live and `chargeUncharged`: it was admitted while gpugate was
-//     down or bypassed.
+//     down or bypassed;
+//   - a kept or added charge without a start takes its pod's status.startTime once the watch
+//     shows it (PodInfo::started; same uid), and keeps it from then on.
 ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
                          const ReconcileContext& context);
 

@@ -119,5 +119,37 @@ TEST(ClusterLedgerReconcileTest, AddedChargeCarriesThePodsAmounts) {
   EXPECT_EQ(desired["p"][0], (RecordedCharge{"u1", kNow, Gpus(3)}));
 }
 
+TEST(ClusterLedgerReconcileTest, RecordsStartsTheWatchShows) {
+  const auto old = kNow - seconds(61);
+  const auto start = kNow - seconds(30), earlier = kNow - seconds(40);
+  struct StartCase {
+    const char* name;
+    std::optional<WallClock::time_point> recorded;  // the charge's start before
+    PodInfo pod;
+    std::optional<WallClock::time_point> want;  // p@u1's start after
+  };
+  const StartCase cases[] = {
+      {"the watch shows the start: recorded", std::nullopt,
+       PodInfo{.uid = "u1", .amounts = Gpus(1), .started = start}, start},
+      {"not started yet: none", std::nullopt, PodInfo{.uid = "u1", .amounts = Gpus(1)},
+       std::nullopt},
+      {"a recorded start stands", earlier,
+       PodInfo{.uid = "u1", .amounts = Gpus(1), .started = start}, earlier},
+      {"another uid's start is not this charge's", std::nullopt,
+       PodInfo{.uid = "u2", .amounts = Gpus(1), .started = start}, std::nullopt},
+  };
+  for (const StartCase& c : cases) {
+    ChargeMap charges = {{"p", {{"u1", kNow - seconds(5), Gpus(1), c.recorded}}}};
+    ChargeMap desired = DesiredCharges(charges, {{"p", c.pod}}, {kNow, seconds(60), true});
+    ASSERT_FALSE(desired["p"].empty()) << c.name;
+    EXPECT_EQ(desired["p"][0].started, c.want) << c.name;
+  }
+  // A running pod charged by the reconciler carries its start.
+  PodMap pods = {{"q", PodInfo{.uid = "u9", .amounts = Gpus(2), .started = start}}};
+  ChargeMap added =
+      DesiredCharges({{"p", {{"u1", old, Gpus(1)}}}}, pods, {kNow, seconds(60), true});
+  EXPECT_EQ(added["q"], (std::vector<RecordedCharge>{{"u9", kNow, Gpus(2), start}}));
+}
+
 }  // namespace
 }  // namespace gpugate::cluster
