@@ -214,3 +214,37 @@ TEST(ChargeBatchSize, TheBoundCountsWhatTheDerivedFieldsAddToo) {
 
 }  // namespace
 }  // namespace gpugate::cluster
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+
+// A release (the final DELETE) accrues the pod's usage in the write that drops its charge; the
+// same release redone from the record that write left (a 409 and a retry, where another replica
+// released it first) drops nothing and accrues nothing.
+TEST(ChargeBatchUsage, AReleaseAccruesItsPodsUsageOnce) {
+  GpuQuotaRecord record = RecordHolding({{"a", 2}, {"b", 1}});
+  record.charges["a"][0].started = kNow - std::chrono::hours(3);  // b never ran
+  PodMap pods = {
+      {"a",
+       PodInfo{
+           .uid = "u-a", .terminal = true, .amounts = {}, .ended = kNow - std::chrono::hours(1)}}};
+  BookSettings book;
+  BatchContext context{.name = "gpugate", .now = kNow, .pods = &pods, .book = &book};
+  LedgerOp releaseA = Op("r:a"), releaseB = Op("r:b");
+  const LedgerOp* ops[] = {&releaseA, &releaseB};
+  BatchEvaluation first = EvaluateBatch(record, ops, context);
+  EXPECT_TRUE(first.problems.empty());
+  EXPECT_TRUE(first.next.charges.empty());
+  // 2 GPUs for the 2 hours from its start to its end, in the one key.
+  EXPECT_EQ(first.next.usage["keys"].size(), 1u);
+  EXPECT_EQ(first.next.usage["keys"][0]["days"], json::array({2 * kMilli * 7200}));
+
+  BatchEvaluation redo = EvaluateBatch(first.next, ops, context);
+  EXPECT_FALSE(redo.changed);
+  EXPECT_EQ(redo.next.usage, first.next.usage);
+}
+
+}  // namespace
+}  // namespace gpugate::cluster

@@ -289,6 +289,12 @@ std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::S
   return out;
 }
 
+PodMap ClusterCache::Pods(std::string_view ns) const {
+  std::lock_guard lock(mu_);
+  auto pods = pods_.find(ns);
+  return pods == pods_.end() ? PodMap{} : pods->second;
+}
+
 void ClusterCache::ForgetGonePods(WallClock::time_point before) {
   std::lock_guard lock(mu_);
   for (auto ns = pods_.begin(); ns != pods_.end();) {

@@ -81,6 +81,9 @@ class ClusterCache {
   // Every namespace with a record or a GPU pod, sorted.
   std::map<std::string, NamespaceState, std::less<>> Snapshot() const;
 
+  // The namespace's GPU pods as the watch shows them (tombstones included).
+  PodMap Pods(std::string_view ns) const;
+
   // Forgets the tombstones of pods deleted before `before`.
   void ForgetGonePods(WallClock::time_point before);
 

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -32,6 +33,7 @@
 #include "cluster/group_commit.h"
 #include "cluster/informer.h"
 #include "cluster/kube_object.h"
+#include "cluster/record_book.h"
 #include "policy/settings.h"
 #include "quota/accounting.h"
 
@@ -60,6 +62,10 @@ struct ClusterOptions {
   // would not take (the pod is admitted; the reconciler records it later). Called on the failing
   // thread; may be null.
   std::function<void(const std::string& message)> onError;
+  // How the GPUQuota records' usage books are kept (the config's usage section): each write that
+  // drops a charge accrues its pod's usage to the book in the same guarded write
+  // (cluster/record_book.h). nullopt: no usage is kept; charges are dropped unaccrued.
+  std::optional<BookSettings> usage;
 };
 
 class ClusterLedger : public quota::Accounting {

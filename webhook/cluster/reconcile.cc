@@ -1,5 +1,7 @@
 #include "cluster/reconcile.h"
 
+#include "cluster/charge_batch.h"
+
 namespace gpugate::cluster {
 namespace {
 
@@ -38,6 +40,37 @@ ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
     for (const RecordedCharge& c : held) charged = charged || c.uid == pod.uid;
     if (!charged) held.push_back(RecordedCharge{pod.uid, context.now, pod.amounts, pod.started});
   }
+  return out;
+}
+
+ReconciledRecord ReconcileRecord(const GpuQuotaRecord& record, const PodMap& pods,
+                                 const ReconcileContext& context, const RecordBounds& bounds) {
+  ReconciledRecord out{.next = record};
+  GpuQuotaRecord& next = out.next;
+  next.problem.clear();
+  ReconcileContext keepOnly = context;
+  keepOnly.chargeUncharged = false;
+  next.charges = DesiredCharges(record.charges, pods, keepOnly);
+  if (bounds.book) {
+    const std::vector<DroppedCharge> dropped = Dropped(record.charges, next.charges);
+    out.problems = AccrueDropped(next, dropped, pods, context.now, *bounds.book,
+                                 BookRoom(next, bounds.name, bounds.hard, bounds.maxRecordBytes));
+  }
+  if (!context.chargeUncharged) return out;
+  GpuQuotaRecord charged = next;
+  charged.charges = DesiredCharges(next.charges, pods, context);
+  if (charged.charges == next.charges) return out;
+  const size_t bytes = RecordBytes(charged, bounds.name, bounds.hard);
+  if (bounds.maxRecordBytes > 0 && bytes > bounds.maxRecordBytes) {
+    // No room for the pods running without a charge: write the rest (releases still free room),
+    // say so, and add them on a later pass once there is room.
+    out.problems.push_back("GPU pods running without a charge are left uncharged: " +
+                           RecordFullMessage(record.ns, next.charges.size(),
+                                             RecordBytes(next, bounds.name, bounds.hard),
+                                             bounds.maxRecordBytes));
+    return out;
+  }
+  out.next = std::move(charged);
   return out;
 }
 

@@ -3,9 +3,14 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cluster/cluster_cache.h"
 #include "cluster/gpu_quota_record.h"
+#include "cluster/record_book.h"
 
 namespace gpugate::cluster {
 
@@ -33,5 +38,28 @@ struct ReconcileContext {
 //     shows it (PodInfo::started; same uid), and keeps it from then on.
 ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
                          const ReconcileContext& context);
+
+// What bounds a record the reconciler writes.
+struct RecordBounds {
+  std::string_view name;               // the record's object name, for a record not written yet
+  quota::Amounts hard;                 // the namespace's limits, written as status.hard
+  size_t maxRecordBytes = 0;           // the whole object's bound as written; 0: none
+  const BookSettings* book = nullptr;  // null: no usage is kept (charges dropped unaccrued)
+};
+
+struct ReconciledRecord {
+  GpuQuotaRecord next;
+  std::vector<std::string> problems;  // for the log: usage left unrecorded, pods left uncharged
+};
+
+// The record the reconciler writes for `record`, in one guarded write:
+//   1. the charges DesiredCharges keeps, starts recorded, without charging uncharged pods;
+//   2. the usage of the charges that dropped accrued into the book (record_book.h), the book
+//      held within the room the rest of the record leaves under maxRecordBytes;
+//   3. the pods running without a charge charged, if the record then stays within
+//      maxRecordBytes; else left for a later pass, and a problem says so.
+// A record whose status could not be read is rebuilt from the pods (its problem cleared).
+ReconciledRecord ReconcileRecord(const GpuQuotaRecord& record, const PodMap& pods,
+                                 const ReconcileContext& context, const RecordBounds& bounds);
 
 }  // namespace gpugate::cluster

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "usage/book_codec.h"
+
 namespace gpugate::cluster {
 namespace {
 
@@ -149,6 +151,42 @@ TEST(ClusterLedgerReconcileTest, RecordsStartsTheWatchShows) {
   ChargeMap added =
       DesiredCharges({{"p", {{"u1", old, Gpus(1)}}}}, pods, {kNow, seconds(60), true});
   EXPECT_EQ(added["q"], (std::vector<RecordedCharge>{{"u9", kNow, Gpus(2), start}}));
+}
+
+// The reconciler's write, book included: a finished pod's charge drops and its usage enters the
+// book in that same record; a redo from the record it wrote (another replica's pass, a relist)
+// finds nothing to drop and accrues nothing.
+TEST(ClusterLedgerReconcileTest, RecordAccruesWhatItDropsOnce) {
+  const WallClock::time_point kNow = WallClock::from_time_t(1795000000);  // 2026-11-18 11:06:40Z
+  const WallClock::time_point start = kNow - std::chrono::hours(2);
+  BookSettings book;  // UTC, 13 months, 256 KiB
+  RecordBounds bounds{.name = "gpugate", .maxRecordBytes = 1 << 20, .book = &book};
+  GpuQuotaRecord record{.ns = "team-a"};
+  record.charges = {{"done", {{"u1", start, Gpus(2), start}}},
+                    {"never", {{"u2", start, Gpus(1)}}},
+                    {"running", {{"u3", start, Gpus(1)}}}};
+  PodMap pods = {
+      {"done",
+       PodInfo{.uid = "u1", .terminal = true, .amounts = Gpus(2), .ended = kNow - seconds(600)}},
+      {"never", PodInfo{.uid = "u2", .terminal = true, .amounts = Gpus(1), .ended = kNow}},
+      {"running", PodInfo{.uid = "u3", .amounts = Gpus(1), .started = start + seconds(60)}}};
+  ReconcileContext context{kNow, seconds(60), true};
+  ReconciledRecord first = ReconcileRecord(record, pods, context, bounds);
+  EXPECT_EQ(Render(first.next.charges), "running@u3");
+  EXPECT_EQ(first.next.charges["running"][0].started, start + seconds(60));
+  EXPECT_TRUE(first.problems.empty());
+  // 2 GPUs for 1 h 50 min; the pod that never ran adds nothing.
+  const int64_t want = 2 * kMilli * (7200 - 600);
+  Result<usage::UsageBook> accrued =
+      usage::DecodeBook(first.next.usage.dump(), book.zone, book.options);
+  ASSERT_TRUE(accrued) << accrued.error().message;
+  auto totals = accrued->Totals({usage::sys_seconds{}, usage::sys_seconds::max()});
+  ASSERT_EQ(totals.size(), 1u);
+  EXPECT_EQ(totals.begin()->second, want);
+
+  ReconciledRecord again = ReconcileRecord(first.next, pods, context, bounds);
+  EXPECT_EQ(again.next.usage, first.next.usage);
+  EXPECT_EQ(again.next.charges, first.next.charges);
 }
 
 }  // namespace
