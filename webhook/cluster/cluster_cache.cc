@@ -279,6 +279,16 @@ std::optional<GpuQuotaRecord> ClusterCache::Record(std::string_view ns) const {
   return *record;
 }
 
+std::vector<GpuQuotaRecord> ClusterCache::Records() const {
+  std::lock_guard lock(mu_);
+  std::set<std::string, std::less<>> namespaces;
+  for (const auto& [ns, record] : records_) namespaces.insert(ns);
+  for (const auto& [ns, record] : written_) namespaces.insert(ns);
+  std::vector<GpuQuotaRecord> out;
+  for (const std::string& ns : namespaces) out.push_back(*NewestLocked(ns));
+  return out;
+}
+
 std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::Snapshot() const {
   std::lock_guard lock(mu_);
   std::map<std::string, NamespaceState, std::less<>> out;

@@ -374,6 +374,14 @@ Result<bool> ClusterLedger::ReleaseAt(const quota::PodRef& pod, WallClock::time_
 
 WallClock::time_point ClusterLedger::Now() const { return engine_->Now(); }
 
+std::optional<GpuQuotaRecord> ClusterLedger::RecordOf(std::string_view ns) const {
+  return engine_->cache.Record(ns);
+}
+
+std::vector<GpuQuotaRecord> ClusterLedger::AllRecords() const { return engine_->cache.Records(); }
+
+bool ClusterLedger::RecordsSynced() const { return engine_->records.Synced(); }
+
 GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return engine_->commits.stats(); }
 
 std::vector<quota::NamespaceUsage> ClusterLedger::Usage(std::string_view onlyNs) const {

@@ -30,6 +30,7 @@
 
 #include "cluster/api_client.h"
 #include "cluster/api_retry.h"
+#include "cluster/cluster_usage.h"
 #include "cluster/group_commit.h"
 #include "cluster/informer.h"
 #include "cluster/kube_object.h"
@@ -68,7 +69,7 @@ struct ClusterOptions {
   std::optional<BookSettings> usage;
 };
 
-class ClusterLedger : public quota::Accounting {
+class ClusterLedger : public quota::Accounting, public RecordSource {
  public:
   // `client` must outlive the ledger.
   ClusterLedger(ApiClient& client, quota::QuotaConfig config, policy::Settings settings,
@@ -120,6 +121,12 @@ class ClusterLedger : public quota::Accounting {
   // From the watched GPUQuota objects and limits: no API call, never blocks on the API.
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
   const quota::QuotaConfig& config() const override { return config_; }
+
+  // RecordSource (cluster_usage.h): the watched records, or this replica's newer writes; no API
+  // call. RecordsSynced: the GPUQuota objects have been listed.
+  std::optional<GpuQuotaRecord> RecordOf(std::string_view ns) const override;
+  std::vector<GpuQuotaRecord> AllRecords() const override;
+  bool RecordsSynced() const override;
 
   // How this replica's charges and releases were grouped into writes (group_commit.h).
   GroupCommit::Stats GroupCommitStats() const;

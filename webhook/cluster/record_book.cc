@@ -26,6 +26,12 @@ Result<usage::UsageBook> BookOf(const GpuQuotaRecord& record, const BookSettings
 
 }  // namespace
 
+Result<BookSettings> BookSettingsFor(const usage::UsageConfig& config) {
+  Result<TimeZone> zone = TimeZone::Load(config.timeZone);
+  if (!zone) return Fail("usage.timeZone: " + zone.error().message);
+  return BookSettings{.zone = std::move(*zone), .options = usage::BookOptionsFor(config)};
+}
+
 std::optional<usage::Span> HeldSpan(const RecordedCharge& charge, const PodInfo* pod,
                                     WallClock::time_point now) {
   std::optional<WallClock::time_point> start = charge.started;

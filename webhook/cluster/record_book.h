@@ -20,6 +20,7 @@
 #include "cluster/cluster_cache.h"
 #include "cluster/gpu_quota_record.h"
 #include "common/time_zone.h"
+#include "usage/budget.h"
 #include "usage/usage_book.h"
 
 namespace gpugate::cluster {
@@ -30,6 +31,10 @@ struct BookSettings {
   TimeZone zone = TimeZone::Utc();
   usage::BookOptions options;
 };
+
+// The settings of the config's usage section: its time zone (an unknown one is an error, naming
+// usage.timeZone) and usage::BookOptionsFor's options.
+Result<BookSettings> BookSettingsFor(const usage::UsageConfig& config);
 
 // When a charged pod held its devices (docs/quota.md, "When a pod starts and stops"), given the
 // watch's view of it (`pod`: same name and uid, or null when the watch does not show it):
