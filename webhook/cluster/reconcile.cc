@@ -1,5 +1,7 @@
 #include "cluster/reconcile.h"
 
+#include <algorithm>
+
 #include "cluster/charge_batch.h"
 
 namespace gpugate::cluster {
@@ -38,7 +40,13 @@ ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
     std::vector<RecordedCharge>& held = out[name];
     bool charged = false;
     for (const RecordedCharge& c : held) charged = charged || c.uid == pod.uid;
-    if (!charged) held.push_back(RecordedCharge{pod.uid, context.now, pod.amounts, pod.started});
+    if (charged) continue;
+    // Its usage runs from now at the earliest: this may be a pod whose final DELETE released it
+    // (and accrued its usage) before the watch showed it gone, so its time before now may be in
+    // the book already.
+    std::optional<WallClock::time_point> started = pod.started;
+    if (started) started = std::max(*started, context.now);
+    held.push_back(RecordedCharge{pod.uid, context.now, pod.amounts, started});
   }
   return out;
 }

@@ -34,8 +34,12 @@ struct ReconcileContext {
 //   - a pod shown running (not terminal, not being deleted) with no charge is charged, stamped
 //     `now`, when the watch is live and `chargeUncharged`: it was admitted while gpugate was
 //     down or bypassed;
-//   - a kept or added charge without a start takes its pod's status.startTime once the watch
-//     shows it (PodInfo::started; same uid), and keeps it from then on.
+//   - a kept charge without a start takes its pod's status.startTime once the watch shows it
+//     (PodInfo::started; same uid), and keeps it from then on;
+//   - a charge added for a running pod starts at `now` at the earliest: the pod may be one whose
+//     final DELETE has released its charge, and accrued its usage, before the watch showed it
+//     gone, so only what runs from now on is new. (A pod admitted while gpugate was down is
+//     counted from when the reconciler finds it.)
 ChargeMap DesiredCharges(const ChargeMap& charges, const PodMap& pods,
                          const ReconcileContext& context);
 

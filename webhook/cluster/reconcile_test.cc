@@ -146,11 +146,14 @@ TEST(ClusterLedgerReconcileTest, RecordsStartsTheWatchShows) {
     ASSERT_FALSE(desired["p"].empty()) << c.name;
     EXPECT_EQ(desired["p"][0].started, c.want) << c.name;
   }
-  // A running pod charged by the reconciler carries its start.
-  PodMap pods = {{"q", PodInfo{.uid = "u9", .amounts = Gpus(2), .started = start}}};
+  // A running pod charged by the reconciler accrues from then: its earlier time may be in the
+  // book already (its final DELETE overtook the watch). One not started yet takes its start later.
+  PodMap pods = {{"q", PodInfo{.uid = "u9", .amounts = Gpus(2), .started = start}},
+                 {"r", PodInfo{.uid = "u8", .amounts = Gpus(1)}}};
   ChargeMap added =
       DesiredCharges({{"p", {{"u1", old, Gpus(1)}}}}, pods, {kNow, seconds(60), true});
-  EXPECT_EQ(added["q"], (std::vector<RecordedCharge>{{"u9", kNow, Gpus(2), start}}));
+  EXPECT_EQ(added["q"], (std::vector<RecordedCharge>{{"u9", kNow, Gpus(2), kNow}}));
+  EXPECT_EQ(added["r"], (std::vector<RecordedCharge>{{"u8", kNow, Gpus(1)}}));
 }
 
 // The reconciler's write, book included: a finished pod's charge drops and its usage enters the
