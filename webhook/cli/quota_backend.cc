@@ -65,6 +65,14 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
   if (!usage) return std::unexpected(usage.error());
   backend->clusterUsage_ = std::move(*usage);
   backend->view_ = backend->clusterUsage_.get();
+  // Budgets from GPUBudget objects first, the config's behind them (cluster/gpu_budget.h).
+  backend->budgets_ = std::make_unique<cluster::GpuBudgets>(
+      *backend->client_, config.usage, [](const std::string& message) {
+        transport::LogLine("budgets").Str("error", message).Warn();
+      });
+  backend->clusterUsage_->SetBudgets(
+      [budgets = backend->budgets_.get()](std::string_view ns) { return budgets->For(ns); });
+  backend->budgets_->Start();
   ledger->Start();
   backend->accounting_ = std::move(ledger);
   return backend;
@@ -72,7 +80,8 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
 
 QuotaBackend::~QuotaBackend() {
   view_ = nullptr;
-  clusterUsage_.reset();  // reads the ledger's records
+  clusterUsage_.reset();  // reads the ledger's records and the budgets
+  budgets_.reset();       // stops its watch before the client goes
   accounting_.reset();    // the cluster ledger stops its threads before the client goes
   client_.reset();
 }

@@ -7,6 +7,7 @@
 
 #include "cluster/cluster_ledger.h"
 #include "cluster/cluster_usage.h"
+#include "cluster/gpu_budget.h"
 #include "cluster/kube_client.h"
 #include "common/result.h"
 #include "config/config.h"
@@ -32,7 +33,9 @@ class QuotaBackend {
   std::unique_ptr<cluster::KubeClient> client_;  // cluster mode only; outlives the ledger
   std::unique_ptr<usage::UsageKeeper> usage_;    // local mode; outlives the ledger
   std::unique_ptr<quota::Accounting> accounting_;
-  // Cluster mode only; reads the ledger's records, so it goes before the ledger.
+  // Cluster mode only: the GPUBudget objects' watch, and the usage read from the ledger's
+  // records with them; both go before the ledger and the client.
+  std::unique_ptr<cluster::GpuBudgets> budgets_;
   std::unique_ptr<cluster::ClusterUsage> clusterUsage_;
   usage::UsageView* view_ = nullptr;  // usage_ or clusterUsage_
 };
