@@ -93,5 +93,57 @@ TEST(ClusterBudget, AFinishedPodsUsageSpendsTheBudgetForEveryReplica) {
   EXPECT_NE(usage->body.find("\"team-a\""), std::string::npos) << usage->body;
 }
 
+// A GPUBudget object a cluster admin creates applies before the config's budget, in every
+// replica, from its watch.
+TEST(ClusterBudget, AGpuBudgetObjectAppliesBeforeTheConfigsBudget) {
+  StandInCluster cluster(
+      "usage:\n"
+      "  budgets:\n"
+      "  - {pattern: '*', period: month, gpuHours: {nvidia.com/gpu: 100}}\n");
+  GpugateServer& a = cluster.AddReplica();
+  GpugateServer& b = cluster.AddReplica();
+  ASSERT_EQ(Seen(a, Create("trainer", "uid-trainer")), "allowed");
+  json pod = GpuPod("trainer", json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = "uid-trainer";
+  pod["status"] = {{"phase", "Running"}, {"startTime", Ago(minutes(5))}};
+  cluster.api().Create(kPods, pod);
+  const std::string record = "/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate";
+  ASSERT_TRUE(Eventually(
+      [&] {
+        json charges = cluster.api().Get(record)["status"]["charges"];
+        return charges.contains("trainer") && charges["trainer"][0].contains("started");
+      },
+      kClusterWait));
+  // 5 GPU-minutes, well within the config's 100 GPU-hours: the next pod is admitted.
+  EXPECT_EQ(Seen(b, Create("second", "uid-second")), "allowed");
+
+  // A day's window of 0.001 GPU-hours (3.6 GPU-seconds), for team-a only.
+  cluster.api().Create("/apis/gpugate.io/v1alpha1/gpubudgets",
+                       {{"apiVersion", "gpugate.io/v1alpha1"},
+                        {"kind", "GPUBudget"},
+                        {"metadata", {{"name", "team-a"}}},
+                        {"spec",
+                         {{"namespaces", {"team-a"}},
+                          {"period", "rolling:24h"},
+                          {"gpuHours", {{"nvidia.com/gpu", "0.001"}}}}}});
+  for (GpugateServer* replica : {&a, &b}) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return Seen(*replica, Create("third", "uid-third"))
+              .starts_with("exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=");
+        },
+        kClusterWait))
+        << Seen(*replica, Create("third", "uid-third"));
+    const std::string refusal = Seen(*replica, Create("third", "uid-third"));
+    EXPECT_NE(refusal.find("limited: nvidia.com/gpu=0.001 GPU-hours in the last 24h"),
+              std::string::npos)
+        << refusal;
+  }
+  // Another namespace keeps the config's budget.
+  EXPECT_EQ(Seen(a, MakeReview(GpuPod("other", json::array({{{"nvidia.com/gpu", "1"}}})),
+                               {.ns = "team-b", .uid = "req-other"})),
+            "allowed");
+}
+
 }  // namespace
 }  // namespace gpugate::testing
