@@ -248,3 +248,36 @@ TEST(ChargeBatchUsage, AReleaseAccruesItsPodsUsageOnce) {
 
 }  // namespace
 }  // namespace gpugate::cluster
+
+namespace gpugate::cluster {
+namespace {
+
+// The whole record's bound holds for the book too: a release's usage that would take the record
+// past maxRecordBytes is left unrecorded (and reported), and the charge is released all the same;
+// one byte more of room and it is recorded.
+TEST(ChargeBatchUsage, TheRecordBoundHoldsTheBookAndTheReleaseStillHappens) {
+  GpuQuotaRecord record = RecordHolding({{"a", 1}});
+  record.charges["a"][0].started = kNow - std::chrono::hours(1);
+  BookSettings book;
+  LedgerOp release = Op("r:a");
+  const LedgerOp* ops[] = {&release};
+  // What the record takes with the usage recorded, measured with no bound.
+  BatchContext unbounded{.name = "gpugate", .now = kNow, .book = &book};
+  const GpuQuotaRecord recorded = EvaluateBatch(record, ops, unbounded).next;
+  ASSERT_FALSE(recorded.usage.is_null());
+  const size_t fits = RecordBytes(recorded, "gpugate", {});
+  for (const size_t bound : {fits - 1, fits}) {
+    BatchContext context = unbounded;
+    context.recordBytes = RecordBytes(record, "gpugate", {});
+    context.maxRecordBytes = bound;
+    BatchEvaluation batch = EvaluateBatch(record, ops, context);
+    EXPECT_TRUE(batch.results[0].released) << bound;
+    EXPECT_TRUE(batch.next.charges.empty()) << bound;
+    EXPECT_LE(RecordBytes(batch.next, "gpugate", {}), bound);
+    EXPECT_EQ(batch.next.usage.is_null(), bound < fits) << bound;
+    EXPECT_EQ(batch.problems.size(), bound < fits ? 1u : 0u) << bound;
+  }
+}
+
+}  // namespace
+}  // namespace gpugate::cluster
