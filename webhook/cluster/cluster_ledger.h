@@ -4,7 +4,8 @@
 //   - limits: ResourceQuota objects (spec.hard keys `requests.<resource>` and `<resource>` for
 //     managed resources), together with the config file's quota.namespaces (the smaller wins);
 //   - charges: one GPUQuota object per namespace (gpugate.io/v1alpha1, name "gpugate"), whose
-//     status holds every charge {pod name -> uid, admission time, amounts}, used and hard;
+//     status holds every charge {pod name -> uid, admission time, amounts, start}, used and hard,
+//     and the namespace's GPU-hour usage book (with ClusterOptions::usage; record_book.h);
 //   - truth about pods: a watch on every Pod.
 //
 // Reserve is a read-check-write of the namespace's GPUQuota guarded by its resourceVersion and
@@ -12,8 +13,9 @@
 // both commit against the same usage, so a burst across replicas never admits past a limit.
 // Within a replica, the charges and releases that arrive while a write to their namespace is in
 // flight share the next one (group commit, group_commit.h), each checked in arrival order.
-// A reconciler (each replica; writes are resourceVersion-guarded, so they cannot clobber) drops
-// charges of pods that finished or were deleted, drops charges of pods that never appeared
+// A reconciler (each replica; writes are resourceVersion-guarded, so they cannot clobber) records
+// the pods' starts, drops charges of pods that finished or were deleted (their usage accrued in
+// that same write, as a release's is), drops charges of pods that never appeared
 // (refused by a later admission step) once they are older than `reservationGrace`, and adds
 // charges for running GPU pods the ledger does not know (admitted while gpugate was down).
 #pragma once

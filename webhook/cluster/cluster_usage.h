@@ -54,7 +54,8 @@ class ClusterUsage final : public usage::UsageView {
       const RecordSource& source, const usage::UsageConfig& config,
       std::function<void(const std::string&)> onError = {});
 
-  // Budgets from elsewhere than the config (GPUBudget objects, cluster/budget_objects.h).
+  // Budgets from elsewhere than the config (GPUBudget objects, cluster/gpu_budget.h). Call
+  // before serving: it is not synchronized with the readers.
   void SetBudgets(BudgetLookup budgets) { budgets_ = std::move(budgets); }
 
   usage::BudgetCheck Check(std::string_view ns, const quota::Amounts& charge,
