@@ -279,13 +279,20 @@ std::optional<GpuQuotaRecord> ClusterCache::Record(std::string_view ns) const {
   return *record;
 }
 
-std::vector<GpuQuotaRecord> ClusterCache::Records() const {
+std::optional<RecordUsage> ClusterCache::UsageRecord(std::string_view ns) const {
+  std::lock_guard lock(mu_);
+  const GpuQuotaRecord* record = NewestLocked(ns);
+  if (record == nullptr) return std::nullopt;
+  return UsageOfRecord(*record);
+}
+
+std::vector<RecordUsage> ClusterCache::UsageRecords() const {
   std::lock_guard lock(mu_);
   std::set<std::string, std::less<>> namespaces;
   for (const auto& [ns, record] : records_) namespaces.insert(ns);
   for (const auto& [ns, record] : written_) namespaces.insert(ns);
-  std::vector<GpuQuotaRecord> out;
-  for (const std::string& ns : namespaces) out.push_back(*NewestLocked(ns));
+  std::vector<RecordUsage> out;
+  for (const std::string& ns : namespaces) out.push_back(UsageOfRecord(*NewestLocked(ns)));
   return out;
 }
 

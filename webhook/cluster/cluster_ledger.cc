@@ -374,11 +374,11 @@ Result<bool> ClusterLedger::ReleaseAt(const quota::PodRef& pod, WallClock::time_
 
 WallClock::time_point ClusterLedger::Now() const { return engine_->Now(); }
 
-std::optional<GpuQuotaRecord> ClusterLedger::RecordOf(std::string_view ns) const {
-  return engine_->cache.Record(ns);
+std::optional<RecordUsage> ClusterLedger::RecordOf(std::string_view ns) const {
+  return engine_->cache.UsageRecord(ns);
 }
 
-std::vector<GpuQuotaRecord> ClusterLedger::AllRecords() const { return engine_->cache.Records(); }
+std::vector<RecordUsage> ClusterLedger::AllRecords() const { return engine_->cache.UsageRecords(); }
 
 bool ClusterLedger::RecordsSynced() const { return engine_->records.Synced(); }
 

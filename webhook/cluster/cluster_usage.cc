@@ -39,8 +39,8 @@ ClusterUsage::ClusterUsage(const RecordSource& source, usage::UsageConfig config
   };
 }
 
-std::shared_ptr<const usage::UsageBook> ClusterUsage::BookOf(const GpuQuotaRecord& record) const {
-  const std::string version = record.resourceVersion();
+std::shared_ptr<const usage::UsageBook> ClusterUsage::BookOf(const RecordUsage& record) const {
+  const std::string& version = record.version;
   {
     std::lock_guard lock(mu_);
     auto known = books_.find(record.ns);
@@ -66,7 +66,7 @@ std::shared_ptr<const usage::UsageBook> ClusterUsage::BookOf(const GpuQuotaRecor
   return book;
 }
 
-std::vector<usage::Accrual> ClusterUsage::Running(const GpuQuotaRecord& record,
+std::vector<usage::Accrual> ClusterUsage::Running(const RecordUsage& record,
                                                   sys_seconds now) const {
   std::vector<usage::Accrual> out;
   for (const auto& [name, list] : record.charges) {
@@ -86,8 +86,8 @@ usage::BudgetCheck ClusterUsage::Check(std::string_view ns, const quota::Amounts
   std::optional<usage::Budget> budget = budgets_(ns);
   if (!budget) return {};
   const usage::Period period = usage::PeriodAt(budget->period, zone_, now);
-  std::optional<GpuQuotaRecord> record = source_.RecordOf(ns);
-  if (!record) record = GpuQuotaRecord{.ns = std::string(ns)};
+  std::optional<RecordUsage> record = source_.RecordOf(ns);
+  if (!record) record = RecordUsage{.ns = std::string(ns)};
   record->ns = std::string(ns);
   const auto book = BookOf(*record);
   const std::vector<usage::Accrual> running = Running(*record, now);
@@ -99,7 +99,7 @@ usage::UsageReport ClusterUsage::Report(const usage::ReportQuery& query, sys_sec
   std::vector<std::shared_ptr<const usage::UsageBook>> held;
   std::vector<const usage::UsageBook*> books;
   std::vector<usage::Accrual> running;
-  for (const GpuQuotaRecord& record : source_.AllRecords()) {
+  for (const RecordUsage& record : source_.AllRecords()) {
     held.push_back(BookOf(record));
     books.push_back(held.back().get());
     for (usage::Accrual& a : Running(record, now)) running.push_back(std::move(a));
@@ -110,9 +110,9 @@ usage::UsageReport ClusterUsage::Report(const usage::ReportQuery& query, sys_sec
 }
 
 std::map<ClusterUsage::NsResource, ClusterUsage::Observed> ClusterUsage::Observe(
-    const std::vector<GpuQuotaRecord>& records, sys_seconds now) const {
+    const std::vector<RecordUsage>& records, sys_seconds now) const {
   std::map<NsResource, Observed> out;
-  for (const GpuQuotaRecord& record : records) {
+  for (const RecordUsage& record : records) {
     for (const auto& [key, kept] : BookOf(record)->keys()) {
       if (key.ns != record.ns) continue;  // a book counts for its own namespace only
       Observed& o = out[{key.ns, key.resource}];
@@ -152,7 +152,7 @@ std::map<std::pair<std::string, std::string>, int64_t> ClusterUsage::Accrued(
 
 std::vector<usage::BudgetStanding> ClusterUsage::Standings(sys_seconds now) const {
   std::vector<usage::BudgetStanding> out;
-  for (const GpuQuotaRecord& record : source_.AllRecords()) {
+  for (const RecordUsage& record : source_.AllRecords()) {
     const auto book = BookOf(record);
     const std::vector<usage::Accrual> running = Running(record, now);
     if (book->keys().empty() && running.empty()) continue;

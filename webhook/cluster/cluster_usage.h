@@ -35,10 +35,10 @@ namespace gpugate::cluster {
 class RecordSource {
  public:
   virtual ~RecordSource() = default;
-  // The namespace's record, nullopt when there is none.
-  virtual std::optional<GpuQuotaRecord> RecordOf(std::string_view ns) const = 0;
-  // Every namespace's record.
-  virtual std::vector<GpuQuotaRecord> AllRecords() const = 0;
+  // What usage reads of the namespace's record, nullopt when there is none.
+  virtual std::optional<RecordUsage> RecordOf(std::string_view ns) const = 0;
+  // The same of every namespace's record.
+  virtual std::vector<RecordUsage> AllRecords() const = 0;
   // True once the records have been listed: before, "none" may only mean "not seen yet".
   virtual bool RecordsSynced() const = 0;
 };
@@ -87,10 +87,10 @@ class ClusterUsage final : public usage::UsageView {
                std::function<void(const std::string&)> onError);
 
   // The record's book (an empty one when it has none or it cannot be read).
-  std::shared_ptr<const usage::UsageBook> BookOf(const GpuQuotaRecord& record) const;
+  std::shared_ptr<const usage::UsageBook> BookOf(const RecordUsage& record) const;
   // The running charges' accruals over [started, now).
-  std::vector<usage::Accrual> Running(const GpuQuotaRecord& record, usage::sys_seconds now) const;
-  std::map<NsResource, Observed> Observe(const std::vector<GpuQuotaRecord>& records,
+  std::vector<usage::Accrual> Running(const RecordUsage& record, usage::sys_seconds now) const;
+  std::map<NsResource, Observed> Observe(const std::vector<RecordUsage>& records,
                                          usage::sys_seconds now) const;
 
   const RecordSource& source_;

@@ -18,13 +18,17 @@ constexpr int64_t kGpuHour = usage::kMilliGpuSecondsPerHour;
 
 class Records : public RecordSource {
  public:
-  std::optional<GpuQuotaRecord> RecordOf(std::string_view ns) const override {
+  std::optional<RecordUsage> RecordOf(std::string_view ns) const override {
     for (const GpuQuotaRecord& r : records) {
-      if (r.ns == ns) return r;
+      if (r.ns == ns) return UsageOfRecord(r);
     }
     return std::nullopt;
   }
-  std::vector<GpuQuotaRecord> AllRecords() const override { return records; }
+  std::vector<RecordUsage> AllRecords() const override {
+    std::vector<RecordUsage> out;
+    for (const GpuQuotaRecord& r : records) out.push_back(UsageOfRecord(r));
+    return out;
+  }
   bool RecordsSynced() const override { return synced; }
 
   std::vector<GpuQuotaRecord> records;

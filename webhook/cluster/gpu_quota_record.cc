@@ -117,6 +117,10 @@ quota::Amounts GpuQuotaRecord::Used() const {
   return used;
 }
 
+RecordUsage UsageOfRecord(const GpuQuotaRecord& record) {
+  return {record.ns, record.resourceVersion(), record.usage, record.charges};
+}
+
 GpuQuotaRecord DecodeGpuQuota(const json& object) {
   GpuQuotaRecord record;
   record.object = object;

@@ -77,6 +77,16 @@ struct GpuQuotaRecord {
   quota::Amounts Used() const;  // the sum of every charge
 };
 
+// What GPU-hour usage reads of a record (cluster/cluster_usage.h): its book and charges, without
+// the object, which can be a megabyte.
+struct RecordUsage {
+  std::string ns;
+  std::string version;   // the record's resourceVersion
+  nlohmann::json usage;  // status.usage as stored; null when absent
+  ChargeMap charges;
+};
+RecordUsage UsageOfRecord(const GpuQuotaRecord& record);
+
 // Reads a GPUQuota object. Never fails: a malformed status is reported in `problem`.
 GpuQuotaRecord DecodeGpuQuota(const nlohmann::json& object);
 
