@@ -227,6 +227,8 @@ struct ClusterLedger::Engine {
                           const ReconcileContext& context) {
     GpuQuotaRecord record = view.record ? std::move(*view.record) : GpuQuotaRecord{.ns = ns};
     ReconciledRecord reconciled = ReconcileRecord(record, view.pods, context, Bounds(view.hard));
+    if (!reconciled.leftUncharged.empty())
+      Report("reconciling " + ns + ": " + reconciled.leftUncharged);
     const GpuQuotaRecord& next = reconciled.next;
     if (!record.exists() && next.charges.empty()) return;
     if (record.exists() && EncodeGpuQuota(next, options.gpuQuotaName, view.hard) == record.object) {

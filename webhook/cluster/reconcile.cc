@@ -72,10 +72,10 @@ ReconciledRecord ReconcileRecord(const GpuQuotaRecord& record, const PodMap& pod
   if (bounds.maxRecordBytes > 0 && bytes > bounds.maxRecordBytes) {
     // No room for the pods running without a charge: write the rest (releases still free room),
     // say so, and add them on a later pass once there is room.
-    out.problems.push_back("GPU pods running without a charge are left uncharged: " +
-                           RecordFullMessage(record.ns, next.charges.size(),
-                                             RecordBytes(next, bounds.name, bounds.hard),
-                                             bounds.maxRecordBytes));
+    out.leftUncharged =
+        "GPU pods running without a charge are left uncharged: " +
+        RecordFullMessage(record.ns, next.charges.size(),
+                          RecordBytes(next, bounds.name, bounds.hard), bounds.maxRecordBytes);
     return out;
   }
   out.next = std::move(charged);

@@ -53,7 +53,11 @@ struct RecordBounds {
 
 struct ReconciledRecord {
   GpuQuotaRecord next;
-  std::vector<std::string> problems;  // for the log: usage left unrecorded, pods left uncharged
+  // For the log: usage the write leaves unrecorded (worth saying once the write has landed).
+  std::vector<std::string> problems;
+  // For the log, whether or not anything is written: why pods running without a charge were
+  // left uncharged ("" when none were).
+  std::string leftUncharged;
 };
 
 // The record the reconciler writes for `record`, in one guarded write:

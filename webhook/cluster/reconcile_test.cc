@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster/charge_batch.h"
 #include "usage/book_codec.h"
 
 namespace gpugate::cluster {
@@ -190,6 +191,27 @@ TEST(ClusterLedgerReconcileTest, RecordAccruesWhatItDropsOnce) {
   ReconciledRecord again = ReconcileRecord(first.next, pods, context, bounds);
   EXPECT_EQ(again.next.usage, first.next.usage);
   EXPECT_EQ(again.next.charges, first.next.charges);
+}
+
+// A record with no room for a pod running without a charge: the rest is written, and why the
+// pod was left uncharged is said.
+TEST(ClusterLedgerReconcileTest, RecordLeavesUnchargedWhatDoesNotFit) {
+  GpuQuotaRecord record{.ns = "team-a"};
+  record.charges = {{"kept", {{"u1", kNow - seconds(5), Gpus(1)}}}};
+  PodMap pods = {{"kept", PodInfo{.uid = "u1", .amounts = Gpus(1)}},
+                 {"new", PodInfo{.uid = "u2", .amounts = Gpus(1)}}};
+  const size_t fits = RecordBytes(record, "gpugate", {});
+  ReconcileContext context{kNow, seconds(60), true};
+  ReconciledRecord full =
+      ReconcileRecord(record, pods, context, {.name = "gpugate", .maxRecordBytes = fits});
+  EXPECT_EQ(Render(full.next.charges), "kept@u1");
+  EXPECT_TRUE(full.leftUncharged.starts_with(
+      "GPU pods running without a charge are left uncharged: gpugate cannot record another GPU pod "
+      "in team-a"))
+      << full.leftUncharged;
+  ReconciledRecord roomy = ReconcileRecord(record, pods, context, {.name = "gpugate"});
+  EXPECT_EQ(Render(roomy.next.charges), "kept@u1 new@u2+");
+  EXPECT_EQ(roomy.leftUncharged, "");
 }
 
 }  // namespace
