@@ -85,12 +85,15 @@ class ClusterUsageTest : public ::testing::Test {
     return r;
   }
 
-  // Creates pod `name` and charges it, as its admission would.
+  // Charges pod `name`, as its admission does, then stores it, as the API server does next.
+  // (Stored first, another replica's reconciler could charge it before the admission.)
   std::string Admit(Replica& r, const std::string& name, int gpus) {
-    json pod = api_.Create(kPods, Pod(name, gpus));
-    std::string uid = pod["metadata"]["uid"];
+    const std::string uid = "uid-" + name;
     auto charged = r.ledger->Reserve({"team-a", name, uid}, {{kGpu, gpus * kMilli}}, false);
     EXPECT_TRUE(charged && charged->outcome == quota::ReserveOutcome::kCharged);
+    json pod = Pod(name, gpus);
+    pod["metadata"]["uid"] = uid;
+    EXPECT_EQ(api_.Create(kPods, pod)["metadata"]["uid"], uid);
     return uid;
   }
 
