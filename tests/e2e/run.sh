@@ -525,6 +525,54 @@ rights() {
 }
 check "gpugate's token may read pods, quotas and namespaces and write GPUQuotas, nothing more" rights
 
+# --- 6b. GPU-hour budgets: a GPUBudget a cluster admin sets, spent by a running pod --------
+
+namespace team-u
+k apply -f - >/dev/null <<EOF
+apiVersion: gpugate.io/v1alpha1
+kind: GPUBudget
+metadata: {name: team-u}
+spec:
+  namespaces: [team-u]
+  period: rolling:24h
+  gpuHours: {nvidia.com/gpu: "0.001"}
+EOF
+check "a GPUBudget passes the shipped CRD's schema" k get gpubudget team-u
+alice_reads_budgets() {
+  "$K8S_BIN/kubectl" --kubeconfig "$work/alice.kubeconfig" get gpubudgets | grep -q team-u
+}
+check "any authenticated user (alice) may read GPUBudgets" alice_reads_budgets
+alice_writes_no_budget() {
+  [[ $("$K8S_BIN/kubectl" --kubeconfig "$work/alice.kubeconfig" auth can-i create \
+    gpubudgets.gpugate.io 2>/dev/null) == no ]]
+}
+check "and may not write them" alice_writes_no_budget
+budget_rights() { may watch gpubudgets.gpugate.io && ! may create gpubudgets.gpugate.io; }
+check "gpugate's token may read GPUBudgets, not write them" budget_rights
+pod u1 team-u 1 | k create -f - >/dev/null
+# No kubelet runs it: the status a kubelet would write, started ten minutes ago.
+started=$(date -u -d '-10 minutes' +%Y-%m-%dT%H:%M:%SZ)
+k -n team-u patch pod u1 --subresource=status --type=merge \
+  -p "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$started\"}}" >/dev/null
+start_recorded() {
+  [[ $(k -n team-u get gpuquota gpugate -o jsonpath='{.status.charges.u1[0].started}') == 20* ]]
+}
+check "the pod's start is recorded on its GPUQuota charge" eventually 300 start_recorded
+budget_refuses() {  # a new name each try: a pod admitted before the budget was seen stays
+  refused_with 'exceeded GPU-hour budget: team-u, used: nvidia.com/gpu=' \
+    < <(pod "u-$RANDOM" team-u 1)
+}
+check "10 GPU-minutes spend a budget of 0.001 GPU-hours: the next GPU pod is refused" \
+  eventually 100 budget_refuses
+k -n team-u patch pod u1 --subresource=status --type=merge -p '{"status":{"phase":"Succeeded"}}' \
+  >/dev/null
+usage_booked() {
+  [[ $(k -n team-u get gpuquota gpugate -o jsonpath='{.status.usage.keys[0].resource}') == \
+    nvidia.com/gpu && -z $(k -n team-u get gpuquota gpugate -o jsonpath='{.status.charges.u1}') ]]
+}
+check "its finish moves its GPU-hours into the GPUQuota's usage book, which the API server keeps" \
+  eventually 300 usage_booked
+
 # --- 7. faults: the API server restarted, etcd stopped, a replica killed mid-burst ---------
 
 gpu_pods_in() { k -n "$1" get pods -o name | wc -l; }

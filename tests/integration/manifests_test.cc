@@ -254,9 +254,12 @@ std::vector<Kustomization> Kustomizations() {
   const std::vector<std::string> base = {
       "v1 Namespace gpugate-system",
       "apiextensions.k8s.io/v1 CustomResourceDefinition gpuquotas.gpugate.io",
+      "apiextensions.k8s.io/v1 CustomResourceDefinition gpubudgets.gpugate.io",
       "v1 ServiceAccount gpugate-system/gpugate",
       "rbac.authorization.k8s.io/v1 ClusterRole gpugate",
       "rbac.authorization.k8s.io/v1 ClusterRoleBinding gpugate",
+      "rbac.authorization.k8s.io/v1 ClusterRole gpugate-budget-reader",
+      "rbac.authorization.k8s.io/v1 ClusterRoleBinding gpugate-budget-reader",
       "v1 ConfigMap gpugate-system/gpugate-config",
       "apps/v1 Deployment gpugate-system/gpugate",
       "v1 Service gpugate-system/gpugate",
@@ -272,11 +275,14 @@ std::vector<Kustomization> Kustomizations() {
                          "cert-manager.io/v1 Issuer gpugate-system/gpugate-ca",
                          "cert-manager.io/v1 Certificate gpugate-system/gpugate-serving",
                      });
-  // The local ledger calls no API: no ClusterRole or binding, and a claim for its journal. The
-  // CustomResourceDefinition stays (inert; see the overlay's kustomization.yaml).
+  // The local ledger calls no API: no ClusterRole gpugate or its binding, and a claim for its
+  // journal. The CustomResourceDefinitions stay (inert; see the overlay's kustomization.yaml), and
+  // so does the read-only role that lets users read GPUBudget objects.
   std::vector<std::string> localLedger;
   for (const std::string& o : base) {
-    if (o.find(" ClusterRole") == std::string::npos) localLedger.push_back(o);
+    if (!o.ends_with(" ClusterRole gpugate") && !o.ends_with(" ClusterRoleBinding gpugate")) {
+      localLedger.push_back(o);
+    }
   }
   localLedger.push_back("v1 PersistentVolumeClaim gpugate-system/gpugate-state");
   return {{"Base", "", Mode::kCluster, base},
@@ -788,6 +794,9 @@ TEST_P(ManifestsClusterMode, ClusterRoleGrantsExactlyWhatClusterModeUses) {
       "gpugate.io gpuquotas watch",
       "gpugate.io gpuquotas create",
       "gpugate.io gpuquotas update",
+      "gpugate.io gpubudgets get",
+      "gpugate.io gpubudgets list",
+      "gpugate.io gpubudgets watch",
   };
   std::vector<std::string> missing, extra;
   std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
@@ -813,6 +822,27 @@ TEST_P(ManifestsClusterMode, ClusterRoleIsBoundToGpugatesServiceAccount) {
   EXPECT_EQ(subjects, std::vector<std::string>{"ServiceAccount gpugate-system/gpugate"});
   EXPECT_EQ(Str(At(PodSpec(), "serviceAccountName")), kServiceAccount);
   EXPECT_EQ(Str(At(Object("ServiceAccount", kServiceAccount), "metadata.namespace")), kNamespace);
+}
+
+// Every authenticated user may read GPUBudget objects, and nothing more: the role is not
+// aggregated (into admin or edit, whose holders could then write budgets) and only reads.
+TEST_P(Manifests, EveryUserMayReadBudgetsAndOnlyRead) {
+  const YAML::Node role = Object("ClusterRole", "gpugate-budget-reader", "");
+  EXPECT_FALSE(At(role, "aggregationRule").IsDefined());
+  EXPECT_FALSE(At(role, "metadata.labels").IsDefined() &&
+               At(role, "metadata.labels")["rbac.authorization.k8s.io/aggregate-to-admin"])
+      << "aggregated to admin";
+  std::vector<std::string> unsupported;
+  EXPECT_EQ(Grants(role, unsupported),
+            (std::set<std::string>{"gpugate.io gpubudgets get", "gpugate.io gpubudgets list",
+                                   "gpugate.io gpubudgets watch"}));
+  const YAML::Node binding = Object("ClusterRoleBinding", "gpugate-budget-reader", "");
+  EXPECT_EQ(Str(At(binding, "roleRef.name")), "gpugate-budget-reader");
+  std::vector<std::string> subjects;
+  for (const YAML::Node& s : Items(At(binding, "subjects"))) {
+    subjects.push_back(Str(At(s, "kind")) + " " + Str(At(s, "name")));
+  }
+  EXPECT_EQ(subjects, std::vector<std::string>{"Group system:authenticated"});
 }
 
 // ---- The local-ledger overlay ------------------------------------------------------------------

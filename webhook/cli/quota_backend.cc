@@ -32,6 +32,7 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
     });
     if (!keeper) return std::unexpected(keeper.error());
     backend->usage_ = std::move(*keeper);
+    backend->view_ = backend->usage_.get();
     auto local = OpenLocal(config, *backend->usage_);
     if (!local) return std::unexpected(local.error());
     backend->accounting_ = std::move(*local);
@@ -53,15 +54,35 @@ Result<std::unique_ptr<QuotaBackend>> QuotaBackend::Open(const config::Config& c
   options.onError = [](const std::string& message) {
     transport::LogLine("cluster").Str("error", message).Warn();
   };
+  auto book = cluster::BookSettingsFor(config.usage);
+  if (!book) return std::unexpected(book.error());
+  options.usage = std::move(*book);
   auto ledger = std::make_unique<cluster::ClusterLedger>(*backend->client_, config.quota,
                                                          config.policy, options);
+  auto usage = cluster::ClusterUsage::Create(*ledger, config.usage, [](const std::string& message) {
+    transport::LogLine("usage").Str("error", message).Warn();
+  });
+  if (!usage) return std::unexpected(usage.error());
+  backend->clusterUsage_ = std::move(*usage);
+  backend->view_ = backend->clusterUsage_.get();
+  // Budgets from GPUBudget objects first, the config's behind them (cluster/gpu_budget.h).
+  backend->budgets_ = std::make_unique<cluster::GpuBudgets>(
+      *backend->client_, config.usage, [](const std::string& message) {
+        transport::LogLine("budgets").Str("error", message).Warn();
+      });
+  backend->clusterUsage_->SetBudgets(
+      [budgets = backend->budgets_.get()](std::string_view ns) { return budgets->For(ns); });
+  backend->budgets_->Start();
   ledger->Start();
   backend->accounting_ = std::move(ledger);
   return backend;
 }
 
 QuotaBackend::~QuotaBackend() {
-  accounting_.reset();  // the cluster ledger stops its threads before the client goes
+  view_ = nullptr;
+  clusterUsage_.reset();  // reads the ledger's records and the budgets
+  budgets_.reset();       // stops its watch before the client goes
+  accounting_.reset();    // the cluster ledger stops its threads before the client goes
   client_.reset();
 }
 

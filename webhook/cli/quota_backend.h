@@ -1,11 +1,13 @@
 // Chooses and opens the quota accounting `serve` uses: the local ledger (journaled to
 // quota.stateFile, keeping GPU-hour usage beside it) or, with cluster.enabled, the cluster ledger
-// shared through the Kubernetes API.
+// shared through the Kubernetes API (keeping each namespace's GPU-hour usage in its GPUQuota).
 #pragma once
 
 #include <memory>
 
 #include "cluster/cluster_ledger.h"
+#include "cluster/cluster_usage.h"
+#include "cluster/gpu_budget.h"
 #include "cluster/kube_client.h"
 #include "common/result.h"
 #include "config/config.h"
@@ -22,15 +24,20 @@ class QuotaBackend {
   ~QuotaBackend();  // stops the cluster ledger's threads
 
   quota::Accounting& accounting() { return *accounting_; }
-  // The local ledger's usage (budgets, reports, metrics); null in cluster mode, which keeps no
-  // usage yet.
-  usage::UsageKeeper* usage() { return usage_.get(); }
+  // GPU-hour usage (budgets, reports, metrics), in both modes: the local ledger's UsageKeeper,
+  // or the cluster ledger's records read through cluster::ClusterUsage.
+  usage::UsageView* usage() { return view_; }
 
  private:
   QuotaBackend() = default;
   std::unique_ptr<cluster::KubeClient> client_;  // cluster mode only; outlives the ledger
-  std::unique_ptr<usage::UsageKeeper> usage_;    // local mode only; outlives the ledger
+  std::unique_ptr<usage::UsageKeeper> usage_;    // local mode; outlives the ledger
   std::unique_ptr<quota::Accounting> accounting_;
+  // Cluster mode only: the GPUBudget objects' watch, and the usage read from the ledger's
+  // records with them; both go before the ledger and the client.
+  std::unique_ptr<cluster::GpuBudgets> budgets_;
+  std::unique_ptr<cluster::ClusterUsage> clusterUsage_;
+  usage::UsageView* view_ = nullptr;  // usage_ or clusterUsage_
 };
 
 }  // namespace gpugate::cli

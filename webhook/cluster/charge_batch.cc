@@ -12,13 +12,8 @@ using quota::ReserveOutcome;
 // first charge under that name (`"name":[...],`). Exact for the entry; the derived used and
 // summaries may grow by a few bytes more, which the bound's margin below etcd's limit absorbs.
 size_t ChargeBytes(std::string_view name, const RecordedCharge& charge, bool firstUnderName) {
-  json entry = {{"uid", charge.uid},
-                {"admitted", FormatRfc3339(charge.admitted)},
-                {"amounts", json::object()}};
-  for (const auto& [resource, milli] : charge.amounts) {
-    entry["amounts"][resource] = quota::FormatMilli(milli);
-  }
-  size_t bytes = entry.dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
+  size_t bytes =
+      EncodeCharge(charge).dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
   if (firstUnderName)
     bytes += json(name).dump(-1, ' ', false, json::error_handler_t::replace).size() + 3;
   return bytes;
@@ -40,6 +35,7 @@ struct BatchState {
   BatchEvaluation& out;
   size_t bytes;
   quota::Amounts used;
+  std::vector<DroppedCharge> dropped;  // every charge a release removed, for the book
 };
 
 struct Applier {
@@ -85,6 +81,7 @@ struct Applier {
     for (size_t i = 0; i < held->second.size(); ++i) {
       size_t shrinks = ChargeBytes(held->first, held->second[i], i == 0);
       bytes = bytes > shrinks ? bytes - shrinks : 0;
+      state.dropped.push_back({held->first, held->second[i]});
     }
     out.next.charges.erase(held);
     state.used = out.next.Used();
@@ -120,6 +117,12 @@ BatchEvaluation EvaluateOnce(const GpuQuotaRecord& record, std::span<const Ledge
       out.needsFreshRead |= op->dryRun || !added;
     }
     out.results.push_back(std::move(result));
+  }
+  if (context.book && !state.dropped.empty()) {
+    static const PodMap kNoPods;
+    out.problems = AccrueDropped(
+        out.next, state.dropped, context.pods ? *context.pods : kNoPods, context.now, *context.book,
+        BookRoom(out.next, context.name, context.hard, context.maxRecordBytes));
   }
   if (estimate) *estimate = state.bytes;
   return out;

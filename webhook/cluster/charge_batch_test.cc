@@ -214,3 +214,70 @@ TEST(ChargeBatchSize, TheBoundCountsWhatTheDerivedFieldsAddToo) {
 
 }  // namespace
 }  // namespace gpugate::cluster
+
+namespace gpugate::cluster {
+namespace {
+
+using nlohmann::json;
+
+// A release (the final DELETE) accrues the pod's usage in the write that drops its charge; the
+// same release redone from the record that write left (a 409 and a retry, where another replica
+// released it first) drops nothing and accrues nothing.
+TEST(ChargeBatchUsage, AReleaseAccruesItsPodsUsageOnce) {
+  GpuQuotaRecord record = RecordHolding({{"a", 2}, {"b", 1}});
+  record.charges["a"][0].started = kNow - std::chrono::hours(3);  // b never ran
+  PodMap pods = {
+      {"a",
+       PodInfo{
+           .uid = "u-a", .terminal = true, .amounts = {}, .ended = kNow - std::chrono::hours(1)}}};
+  BookSettings book;
+  BatchContext context{.name = "gpugate", .now = kNow, .pods = &pods, .book = &book};
+  LedgerOp releaseA = Op("r:a"), releaseB = Op("r:b");
+  const LedgerOp* ops[] = {&releaseA, &releaseB};
+  BatchEvaluation first = EvaluateBatch(record, ops, context);
+  EXPECT_TRUE(first.problems.empty());
+  EXPECT_TRUE(first.next.charges.empty());
+  // 2 GPUs for the 2 hours from its start to its end, in the one key.
+  EXPECT_EQ(first.next.usage["keys"].size(), 1u);
+  EXPECT_EQ(first.next.usage["keys"][0]["days"], json::array({2 * kMilli * 7200}));
+
+  BatchEvaluation redo = EvaluateBatch(first.next, ops, context);
+  EXPECT_FALSE(redo.changed);
+  EXPECT_EQ(redo.next.usage, first.next.usage);
+}
+
+}  // namespace
+}  // namespace gpugate::cluster
+
+namespace gpugate::cluster {
+namespace {
+
+// The whole record's bound holds for the book too: a release's usage that would take the record
+// past maxRecordBytes is left unrecorded (and reported), and the charge is released all the same;
+// one byte more of room and it is recorded.
+TEST(ChargeBatchUsage, TheRecordBoundHoldsTheBookAndTheReleaseStillHappens) {
+  GpuQuotaRecord record = RecordHolding({{"a", 1}});
+  record.charges["a"][0].started = kNow - std::chrono::hours(1);
+  BookSettings book;
+  LedgerOp release = Op("r:a");
+  const LedgerOp* ops[] = {&release};
+  // What the record takes with the usage recorded, measured with no bound.
+  BatchContext unbounded{.name = "gpugate", .now = kNow, .book = &book};
+  const GpuQuotaRecord recorded = EvaluateBatch(record, ops, unbounded).next;
+  ASSERT_FALSE(recorded.usage.is_null());
+  const size_t fits = RecordBytes(recorded, "gpugate", {});
+  for (const size_t bound : {fits - 1, fits}) {
+    BatchContext context = unbounded;
+    context.recordBytes = RecordBytes(record, "gpugate", {});
+    context.maxRecordBytes = bound;
+    BatchEvaluation batch = EvaluateBatch(record, ops, context);
+    EXPECT_TRUE(batch.results[0].released) << bound;
+    EXPECT_TRUE(batch.next.charges.empty()) << bound;
+    EXPECT_LE(RecordBytes(batch.next, "gpugate", {}), bound);
+    EXPECT_EQ(batch.next.usage.is_null(), bound < fits) << bound;
+    EXPECT_EQ(batch.problems.size(), bound < fits ? 1u : 0u) << bound;
+  }
+}
+
+}  // namespace
+}  // namespace gpugate::cluster

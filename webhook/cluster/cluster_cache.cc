@@ -22,10 +22,32 @@ std::string Meta(const json& object, std::string_view field) {
 
 std::string Phase(const json& pod) { return StringAt(pod, {"status", "phase"}); }
 
+std::optional<WallClock::time_point> TimeAt(const json& object,
+                                            std::initializer_list<std::string_view> path) {
+  Result<WallClock::time_point> t = ParseRfc3339(StringAt(object, path));
+  if (!t) return std::nullopt;
+  return *t;
+}
+
+// The latest state.terminated.finishedAt among the pod's containers (init containers included),
+// or nullopt when none reports one.
+std::optional<WallClock::time_point> LastFinish(const json& pod) {
+  std::optional<WallClock::time_point> last;
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    const json* statuses = At(pod, {"status", list});
+    if (!statuses || !statuses->is_array()) continue;
+    for (const json& status : *statuses) {
+      auto at = TimeAt(status, {"state", "terminated", "finishedAt"});
+      if (at && (!last || *at > *last)) last = at;
+    }
+  }
+  return last;
+}
+
 // The pod's entry in the cache, or nullopt when it asks for no managed resource (or lives in an
-// exempt namespace, where nothing is charged).
+// exempt namespace, where nothing is charged). `now`: when the watch shows it.
 std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
-                              const quota::QuotaConfig& config) {
+                              const quota::QuotaConfig& config, WallClock::time_point now) {
   if (settings.IsExempt(Meta(pod, "namespace"))) return std::nullopt;
   quota::Amounts amounts;
   const policy::ObjectView view = review::FindPodSpecs(pod);
@@ -41,11 +63,17 @@ std::optional<PodInfo> GpuPod(const json& pod, const policy::Settings& settings,
       g && g->is_number_integer()) {
     grace = g->get<int64_t>();
   }
-  return PodInfo{.uid = Meta(pod, "uid"),
-                 .terminal = policy::IsFinishedPhase(Phase(pod)),
-                 .deleting = !deletion.empty(),
-                 .amounts = std::move(amounts),
-                 .releaseAt = quota::ReleaseTime(deletionTimestamp, grace)};
+  PodInfo info{.uid = Meta(pod, "uid"),
+               .terminal = policy::IsFinishedPhase(Phase(pod)),
+               .deleting = !deletion.empty(),
+               .amounts = std::move(amounts),
+               .releaseAt = quota::ReleaseTime(deletionTimestamp, grace),
+               .started = TimeAt(pod, {"status", "startTime"})};
+  if (info.terminal) {
+    info.ended = LastFinish(pod);
+    if (!info.ended) info.ended = now;
+  }
+  return info;
 }
 
 }  // namespace
@@ -62,6 +90,18 @@ ClusterCache::ClusterCache(const quota::QuotaConfig& config, const policy::Setti
 void ClusterCache::OnPodList(PodsByNamespace pods) {
   {
     std::lock_guard lock(mu_);
+    // A relist shows a finished pod's state again, not when it finished: keep the end seen first.
+    for (auto& [ns, listed] : pods) {
+      auto known = pods_.find(ns);
+      if (known == pods_.end()) continue;
+      for (auto& [name, info] : listed) {
+        auto before = known->second.find(name);
+        if (before != known->second.end() && before->second.uid == info.uid &&
+            before->second.ended && info.ended) {
+          info.ended = before->second.ended;
+        }
+      }
+    }
     pods_ = std::move(pods);
   }
   if (wake_) wake_();
@@ -71,20 +111,29 @@ void ClusterCache::OnPodEvent(const WatchEvent& event) {
   std::string ns = Meta(event.object, "namespace");
   std::string name = Meta(event.object, "name");
   std::optional<PodInfo> info;
-  if (event.type != WatchEvent::Type::kDeleted) info = GpuPod(event.object, settings_, config_);
+  const WallClock::time_point now = now_();
+  if (event.type != WatchEvent::Type::kDeleted) {
+    info = GpuPod(event.object, settings_, config_, now);
+  }
   bool released = false;
   {
     std::lock_guard lock(mu_);
     auto nsPods = pods_.find(ns);
     bool known = nsPods != pods_.end() && nsPods->second.contains(name);
     if (info) {
-      released = info->terminal && (!known || !nsPods->second[name].terminal);
+      const PodInfo* before = known ? &nsPods->second[name] : nullptr;
+      released = info->terminal && (!before || !before->terminal);
+      // The first end the watch showed stands: a later event's "now" is no finish.
+      if (before && before->uid == info->uid && before->ended) info->ended = before->ended;
       pods_[ns][name] = std::move(*info);
     } else if (known && nsPods->second[name].goneSince == WallClock::time_point{}) {
       released = true;
       PodInfo& tombstone = nsPods->second[name];
       tombstone.terminal = true;
-      tombstone.goneSince = now_();
+      tombstone.goneSince = now;
+      if (!tombstone.ended) {
+        tombstone.ended = tombstone.releaseAt ? std::min(now, *tombstone.releaseAt) : now;
+      }
     }
   }
   if (released && wake_) wake_();
@@ -98,7 +147,7 @@ InformerHandlers ClusterCache::PodHandlers() {
     auto pods = std::make_shared<PodsByNamespace>();
     return MakeListSink(
         [this, pods](json pod) {
-          if (std::optional<PodInfo> info = GpuPod(pod, settings_, config_)) {
+          if (std::optional<PodInfo> info = GpuPod(pod, settings_, config_, now_())) {
             (*pods)[Meta(pod, "namespace")][Meta(pod, "name")] = std::move(*info);
           }
         },
@@ -230,6 +279,23 @@ std::optional<GpuQuotaRecord> ClusterCache::Record(std::string_view ns) const {
   return *record;
 }
 
+std::optional<RecordUsage> ClusterCache::UsageRecord(std::string_view ns) const {
+  std::lock_guard lock(mu_);
+  const GpuQuotaRecord* record = NewestLocked(ns);
+  if (record == nullptr) return std::nullopt;
+  return UsageOfRecord(*record);
+}
+
+std::vector<RecordUsage> ClusterCache::UsageRecords() const {
+  std::lock_guard lock(mu_);
+  std::set<std::string, std::less<>> namespaces;
+  for (const auto& [ns, record] : records_) namespaces.insert(ns);
+  for (const auto& [ns, record] : written_) namespaces.insert(ns);
+  std::vector<RecordUsage> out;
+  for (const std::string& ns : namespaces) out.push_back(UsageOfRecord(*NewestLocked(ns)));
+  return out;
+}
+
 std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::Snapshot() const {
   std::lock_guard lock(mu_);
   std::map<std::string, NamespaceState, std::less<>> out;
@@ -238,6 +304,12 @@ std::map<std::string, ClusterCache::NamespaceState, std::less<>> ClusterCache::S
   for (const auto& [ns, pods] : pods_) out[ns].pods = pods;
   for (auto& [ns, state] : out) state.hard = LimitsLocked(ns);
   return out;
+}
+
+PodMap ClusterCache::Pods(std::string_view ns) const {
+  std::lock_guard lock(mu_);
+  auto pods = pods_.find(ns);
+  return pods == pods_.end() ? PodMap{} : pods->second;
 }
 
 void ClusterCache::ForgetGonePods(WallClock::time_point before) {

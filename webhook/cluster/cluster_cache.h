@@ -36,6 +36,13 @@ struct PodInfo {
   // long as a tombstone so the reconciler frees the charge at once instead of after the grace
   // that a pod it never saw gets.
   WallClock::time_point goneSince{};
+  // status.startTime: when it started holding its devices (its usage runs from then).
+  std::optional<WallClock::time_point> started;
+  // When it stopped holding them, once terminal (docs/quota.md, "When a pod starts and stops"):
+  // finished (Succeeded or Failed), the latest state.terminated.finishedAt of its containers, or
+  // when the watch first showed it finished if none is given; deleted, when the watch showed it
+  // gone or its releaseAt, whichever is earlier. Kept from the first event that sets it.
+  std::optional<WallClock::time_point> ended;
 };
 
 using PodMap = std::map<std::string, PodInfo, std::less<>>;  // by pod name
@@ -60,6 +67,10 @@ class ClusterCache {
 
   // The namespace's record as last seen (watch or this replica's own write); nullopt if none.
   std::optional<GpuQuotaRecord> Record(std::string_view ns) const;
+  // What usage reads of Record(ns) and of every namespace's record (sorted by namespace),
+  // taken under the lock without copying the objects.
+  std::optional<RecordUsage> UsageRecord(std::string_view ns) const;
+  std::vector<RecordUsage> UsageRecords() const;
   // Stores a record this replica has just written, so its next Reserve starts from it. It is
   // preferred to the watched copy until the watch delivers that same resourceVersion (or a list
   // arrives). resourceVersions are opaque: they are only ever compared for equality, and which
@@ -73,6 +84,9 @@ class ClusterCache {
   };
   // Every namespace with a record or a GPU pod, sorted.
   std::map<std::string, NamespaceState, std::less<>> Snapshot() const;
+
+  // The namespace's GPU pods as the watch shows them (tombstones included).
+  PodMap Pods(std::string_view ns) const;
 
   // Forgets the tombstones of pods deleted before `before`.
   void ForgetGonePods(WallClock::time_point before);

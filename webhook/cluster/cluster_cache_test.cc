@@ -206,5 +206,84 @@ TEST(ClusterCacheTest, KeepsOnlyGpuPodsAndOnlyWhatTheLedgerUsesOfThem) {
   EXPECT_EQ(Pods(cache), "team-9/only uid-only nvidia.com/gpu=1\n");
 }
 
+// When each GPU pod started and stopped holding its devices, as the watch shows it: the edges a
+// released charge's usage is accrued over (docs/quota.md, "When a pod starts and stops").
+TEST(ClusterCacheTest, KeepsEachPodsStartAndEnd) {
+  const WallClock::time_point t0 = WallClock::from_time_t(1795000000);
+  WallClock::time_point now = t0;
+  quota::QuotaConfig config;
+  policy::Settings settings;
+  ClusterCache cache(
+      config, settings, "gpugate", [&] { return now; }, nullptr);
+  InformerHandlers handlers = cache.PodHandlers();
+  auto started = [](json pod, const char* at) {
+    pod["status"]["startTime"] = at;
+    return pod;
+  };
+  auto finishedAt = [](json pod, std::vector<const char*> at) {
+    for (const char* t : at) {
+      pod["status"]["containerStatuses"].push_back(
+          {{"name", "c"}, {"state", {{"terminated", {{"finishedAt", t}}}}}});
+    }
+    return pod;
+  };
+  // "ns/name start=.. end=..", seconds after t0.
+  auto edges = [&] {
+    std::string out;
+    for (const auto& [ns, state] : cache.Snapshot()) {
+      for (const auto& [name, pod] : state.pods) {
+        auto at = [&](const std::optional<WallClock::time_point>& t) {
+          return t ? std::to_string(
+                         std::chrono::duration_cast<std::chrono::seconds>(*t - t0).count())
+                   : std::string("-");
+        };
+        out += name + " start=" + at(pod.started) + " end=" + at(pod.ended) + "\n";
+      }
+    }
+    return out;
+  };
+  Deliver(handlers,
+          {started(Pod("team-a", "run", 1), "2026-11-18T10:50:00Z"),  // t0 - 1000 s
+           Pod("team-a", "pending", 1),
+           finishedAt(started(Pod("team-a", "done", 1, "Succeeded"), "2026-11-18T10:50:00Z"),
+                      {"2026-11-18T10:46:40Z", "2026-11-18T11:06:40Z"})});
+  EXPECT_EQ(edges(),
+            "done start=-1000 end=0\n"  // the latest finishedAt of its containers
+            "pending start=- end=-\n"
+            "run start=-1000 end=-\n");
+
+  now = t0 + std::chrono::seconds(50);
+  // Finished with no finishedAt given: when the watch showed it; a later event changes nothing.
+  handlers.onEvent({WatchEvent::Type::kModified,
+                    started(Pod("team-a", "run", 1, "Failed"), "2026-11-18T10:50:00Z")});
+  now = t0 + std::chrono::seconds(80);
+  handlers.onEvent({WatchEvent::Type::kModified,
+                    started(Pod("team-a", "run", 1, "Failed"), "2026-11-18T10:50:00Z")});
+  // Deleted while running, within its grace period: when the watch showed it gone.
+  json leaving = started(Pod("team-a", "leaving", 1), "2026-11-18T11:06:40Z");
+  leaving["metadata"]["deletionTimestamp"] = "2026-11-18T11:08:20Z";  // t0 + 100 s
+  leaving["metadata"]["deletionGracePeriodSeconds"] = 30;
+  handlers.onEvent({WatchEvent::Type::kAdded, leaving});
+  handlers.onEvent({WatchEvent::Type::kDeleted, leaving});
+  // Deleted long after its deletionTimestamp + grace: then.
+  json stuck = started(Pod("team-a", "stuck", 1), "2026-11-18T11:06:40Z");
+  stuck["metadata"]["deletionTimestamp"] = "2026-11-18T11:06:50Z";  // t0 + 10 s
+  stuck["metadata"]["deletionGracePeriodSeconds"] = 0;
+  handlers.onEvent({WatchEvent::Type::kAdded, stuck});
+  handlers.onEvent({WatchEvent::Type::kDeleted, stuck});
+  const std::string afterEvents =
+      "done start=-1000 end=0\n"
+      "leaving start=0 end=80\n"
+      "pending start=- end=-\n"
+      "run start=-1000 end=50\n"
+      "stuck start=0 end=10\n";
+  EXPECT_EQ(edges(), afterEvents);
+
+  // A relist shows the finished pod again: the end seen first stands.
+  now = t0 + std::chrono::seconds(500);
+  Deliver(handlers, {started(Pod("team-a", "run", 1, "Failed"), "2026-11-18T10:50:00Z")});
+  EXPECT_EQ(edges(), "run start=-1000 end=50\n");
+}
+
 }  // namespace
 }  // namespace gpugate::cluster

@@ -142,13 +142,25 @@ struct ClusterLedger::Engine {
                         std::make_move_iterator(results.end()));
   }
 
+  // A batch whose write landed: what it left unrecorded is reported (only now: a write that
+  // conflicted is redone from the fresh record, which decides afresh).
+  BatchResults Done(std::string_view ns, BatchEvaluation batch) const {
+    for (const std::string& problem : batch.problems) {
+      Report("releasing in " + std::string(ns) + ": " + problem);
+    }
+    return Succeed(std::move(batch.results));
+  }
+
   BatchEvaluation Evaluate(const GpuQuotaRecord& record, std::span<const LedgerOp* const> ops,
                            const quota::Amounts& hard) const {
+    const PodMap pods = options.usage ? cache.Pods(record.ns) : PodMap{};
     BatchContext context{.name = options.gpuQuotaName,
                          .hard = hard,
                          .recordBytes = RecordBytes(record, options.gpuQuotaName, hard),
                          .maxRecordBytes = options.maxRecordBytes,
-                         .now = Now()};
+                         .now = Now(),
+                         .pods = &pods,
+                         .book = options.usage ? &*options.usage : nullptr};
     return EvaluateBatch(record, ops, context);
   }
 
@@ -171,7 +183,7 @@ struct ClusterLedger::Engine {
       if (batch.changed) {
         Result<Written> written = Write(batch.next, hard, deadline);
         if (!written) return FailAll(ops, written.error());
-        if (*written == Written::kDone) return Succeed(std::move(batch.results));
+        if (*written == Written::kDone) return Done(ns, std::move(batch));
         ++conflicts;
       }
     }
@@ -194,7 +206,7 @@ struct ClusterLedger::Engine {
       if (!batch.changed) return Succeed(std::move(batch.results));
       Result<Written> written = Write(batch.next, hard, deadline);
       if (!written) return FailAll(ops, written.error());
-      if (*written == Written::kDone) return Succeed(std::move(batch.results));
+      if (*written == Written::kDone) return Done(ns, std::move(batch));
     }
   }
 
@@ -207,32 +219,37 @@ struct ClusterLedger::Engine {
     return true;
   }
 
-  // The namespace's record brought in line with the pod watch and the limits; written only when
-  // that changes it. A conflict or an API error is left for the next pass, which reads again.
+  // The namespace's record brought in line with the pod watch and the limits (reconcile.h's
+  // ReconcileRecord: starts recorded, finished pods' usage accrued as their charges drop);
+  // written only when that changes it. A conflict or an API error is left for the next pass,
+  // which reads again and decides afresh, so what it would have accrued is accrued once then.
   void ReconcileNamespace(const std::string& ns, ClusterCache::NamespaceState view,
                           const ReconcileContext& context) {
     GpuQuotaRecord record = view.record ? std::move(*view.record) : GpuQuotaRecord{.ns = ns};
-    GpuQuotaRecord next = record;
-    next.charges = DesiredCharges(record.charges, view.pods, context);
-    next.problem.clear();  // a record that cannot be read is rebuilt from the pods
-    if (options.maxRecordBytes > 0 &&
-        RecordBytes(next, options.gpuQuotaName, view.hard) > options.maxRecordBytes) {
-      // No room for the pods running without a charge: write the rest (releases still free
-      // room), say so, and add them on a later pass once there is room.
-      ReconcileContext keepOnly = context;
-      keepOnly.chargeUncharged = false;
-      next.charges = DesiredCharges(record.charges, view.pods, keepOnly);
-      Report("reconciling " + ns + ": GPU pods running without a charge are left uncharged: " +
-             RecordFullMessage(ns, next.charges.size(),
-                               RecordBytes(next, options.gpuQuotaName, view.hard),
-                               options.maxRecordBytes));
-    }
+    ReconciledRecord reconciled = ReconcileRecord(record, view.pods, context, Bounds(view.hard));
+    if (!reconciled.leftUncharged.empty())
+      Report("reconciling " + ns + ": " + reconciled.leftUncharged);
+    const GpuQuotaRecord& next = reconciled.next;
     if (!record.exists() && next.charges.empty()) return;
     if (record.exists() && EncodeGpuQuota(next, options.gpuQuotaName, view.hard) == record.object) {
       return;
     }
     Result<Written> written = Write(next, view.hard, quota::kNoDeadline, /*retry=*/false);
-    if (!written) Report("reconciling " + ns + ": " + written.error().message);
+    if (!written) {
+      Report("reconciling " + ns + ": " + written.error().message);
+      return;
+    }
+    if (*written == Written::kDone) {
+      for (const std::string& problem : reconciled.problems)
+        Report("reconciling " + ns + ": " + problem);
+    }
+  }
+
+  RecordBounds Bounds(const quota::Amounts& hard) const {
+    return {.name = options.gpuQuotaName,
+            .hard = hard,
+            .maxRecordBytes = options.maxRecordBytes,
+            .book = options.usage ? &*options.usage : nullptr};
   }
 
   ApiClient& client;
@@ -358,6 +375,14 @@ Result<bool> ClusterLedger::ReleaseAt(const quota::PodRef& pod, WallClock::time_
 }
 
 WallClock::time_point ClusterLedger::Now() const { return engine_->Now(); }
+
+std::optional<RecordUsage> ClusterLedger::RecordOf(std::string_view ns) const {
+  return engine_->cache.UsageRecord(ns);
+}
+
+std::vector<RecordUsage> ClusterLedger::AllRecords() const { return engine_->cache.UsageRecords(); }
+
+bool ClusterLedger::RecordsSynced() const { return engine_->records.Synced(); }
 
 GroupCommit::Stats ClusterLedger::GroupCommitStats() const { return engine_->commits.stats(); }
 

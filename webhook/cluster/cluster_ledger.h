@@ -4,7 +4,8 @@
 //   - limits: ResourceQuota objects (spec.hard keys `requests.<resource>` and `<resource>` for
 //     managed resources), together with the config file's quota.namespaces (the smaller wins);
 //   - charges: one GPUQuota object per namespace (gpugate.io/v1alpha1, name "gpugate"), whose
-//     status holds every charge {pod name -> uid, admission time, amounts}, used and hard;
+//     status holds every charge {pod name -> uid, admission time, amounts, start}, used and hard,
+//     and the namespace's GPU-hour usage book (with ClusterOptions::usage; record_book.h);
 //   - truth about pods: a watch on every Pod.
 //
 // Reserve is a read-check-write of the namespace's GPUQuota guarded by its resourceVersion and
@@ -12,8 +13,9 @@
 // both commit against the same usage, so a burst across replicas never admits past a limit.
 // Within a replica, the charges and releases that arrive while a write to their namespace is in
 // flight share the next one (group commit, group_commit.h), each checked in arrival order.
-// A reconciler (each replica; writes are resourceVersion-guarded, so they cannot clobber) drops
-// charges of pods that finished or were deleted, drops charges of pods that never appeared
+// A reconciler (each replica; writes are resourceVersion-guarded, so they cannot clobber) records
+// the pods' starts, drops charges of pods that finished or were deleted (their usage accrued in
+// that same write, as a release's is), drops charges of pods that never appeared
 // (refused by a later admission step) once they are older than `reservationGrace`, and adds
 // charges for running GPU pods the ledger does not know (admitted while gpugate was down).
 #pragma once
@@ -24,14 +26,17 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "cluster/api_client.h"
 #include "cluster/api_retry.h"
+#include "cluster/cluster_usage.h"
 #include "cluster/group_commit.h"
 #include "cluster/informer.h"
 #include "cluster/kube_object.h"
+#include "cluster/record_book.h"
 #include "policy/settings.h"
 #include "quota/accounting.h"
 
@@ -60,9 +65,13 @@ struct ClusterOptions {
   // would not take (the pod is admitted; the reconciler records it later). Called on the failing
   // thread; may be null.
   std::function<void(const std::string& message)> onError;
+  // How the GPUQuota records' usage books are kept (the config's usage section): each write that
+  // drops a charge accrues its pod's usage to the book in the same guarded write
+  // (cluster/record_book.h). nullopt: no usage is kept; charges are dropped unaccrued.
+  std::optional<BookSettings> usage;
 };
 
-class ClusterLedger : public quota::Accounting {
+class ClusterLedger : public quota::Accounting, public RecordSource {
  public:
   // `client` must outlive the ledger.
   ClusterLedger(ApiClient& client, quota::QuotaConfig config, policy::Settings settings,
@@ -114,6 +123,12 @@ class ClusterLedger : public quota::Accounting {
   // From the watched GPUQuota objects and limits: no API call, never blocks on the API.
   std::vector<quota::NamespaceUsage> Usage(std::string_view onlyNs = {}) const override;
   const quota::QuotaConfig& config() const override { return config_; }
+
+  // RecordSource (cluster_usage.h): the watched records, or this replica's newer writes; no API
+  // call. RecordsSynced: the GPUQuota objects have been listed.
+  std::optional<RecordUsage> RecordOf(std::string_view ns) const override;
+  std::vector<RecordUsage> AllRecords() const override;
+  bool RecordsSynced() const override;
 
   // How this replica's charges and releases were grouped into writes (group_commit.h).
   GroupCommit::Stats GroupCommitStats() const;

@@ -33,7 +33,14 @@ Result<RecordedCharge> DecodeCharge(const json& j, const std::string& where) {
   if (amounts == j.end()) return Fail(where + ".amounts: missing");
   Result<quota::Amounts> decoded = DecodeAmounts(*amounts, where + ".amounts");
   if (!decoded) return std::unexpected(decoded.error());
-  return RecordedCharge{uid->get<std::string>(), *when, std::move(*decoded)};
+  RecordedCharge charge{uid->get<std::string>(), *when, std::move(*decoded)};
+  if (auto started = j.find("started"); started != j.end() && !started->is_null()) {
+    if (!started->is_string()) return Fail(where + ".started: must be a string");
+    Result<WallClock::time_point> at = ParseRfc3339(started->get_ref<const std::string&>());
+    if (!at) return Fail(where + ".started: " + at.error().message);
+    charge.started = *at;
+  }
+  return charge;
 }
 
 Result<ChargeMap> DecodeCharges(const json& object) {
@@ -75,6 +82,14 @@ std::string Summary(const quota::Amounts& amounts) {
 
 }  // namespace
 
+json EncodeCharge(const RecordedCharge& charge) {
+  json out = {{"uid", charge.uid},
+              {"admitted", FormatRfc3339(charge.admitted)},
+              {"amounts", EncodeAmounts(charge.amounts)}};
+  if (charge.started) out["started"] = FormatRfc3339(*charge.started);
+  return out;
+}
+
 std::string GpuQuotaRecord::resourceVersion() const {
   return StringAt(object, {"metadata", "resourceVersion"});
 }
@@ -102,6 +117,10 @@ quota::Amounts GpuQuotaRecord::Used() const {
   return used;
 }
 
+RecordUsage UsageOfRecord(const GpuQuotaRecord& record) {
+  return {record.ns, record.resourceVersion(), record.usage, record.charges};
+}
+
 GpuQuotaRecord DecodeGpuQuota(const json& object) {
   GpuQuotaRecord record;
   record.object = object;
@@ -112,6 +131,7 @@ GpuQuotaRecord DecodeGpuQuota(const json& object) {
   } else {
     record.problem = charges.error().message;
   }
+  if (const json* usage = At(object, {"status", "usage"})) record.usage = *usage;
   return record;
 }
 
@@ -126,11 +146,7 @@ json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view name,
   json charges = json::object();
   for (const auto& [pod, list] : record.charges) {
     json entries = json::array();
-    for (const RecordedCharge& c : list) {
-      entries.push_back({{"uid", c.uid},
-                         {"admitted", FormatRfc3339(c.admitted)},
-                         {"amounts", EncodeAmounts(c.amounts)}});
-    }
+    for (const RecordedCharge& c : list) entries.push_back(EncodeCharge(c));
     if (!entries.empty()) charges[pod] = std::move(entries);
   }
   quota::Amounts used = record.Used();
@@ -139,6 +155,7 @@ json EncodeGpuQuota(const GpuQuotaRecord& record, std::string_view name,
                       {"hard", EncodeAmounts(hard)},
                       {"usedSummary", Summary(used)},
                       {"hardSummary", Summary(hard)}};
+  if (!record.usage.is_null()) object["status"]["usage"] = record.usage;
   return object;
 }
 

@@ -44,6 +44,32 @@ TEST(ClusterLedgerRecordTest, EncodesChargesAndDerivedFieldsAndReadsThemBack) {
   EXPECT_EQ(EncodeGpuQuota(read, "ignored", {})["metadata"]["resourceVersion"], "42");
 }
 
+TEST(ClusterLedgerRecordTest, KeepsStartsAndTheUsageBook) {
+  GpuQuotaRecord record{.ns = "team-a"};
+  record.charges["trainer"] = {
+      {"u1", At(1714564800250), {{"nvidia.com/gpu", kMilli}}, At(1714564807000)},
+      {"u2", At(1714564801000), {{"nvidia.com/gpu", kMilli}}}};
+  record.usage = json::parse(R"({"version":1,"timeZone":"UTC","keys":[]})");
+  json object = EncodeGpuQuota(record, "gpugate", {});
+  EXPECT_EQ(object["status"]["charges"]["trainer"], json::parse(R"([
+      {"uid": "u1", "admitted": "2024-05-01T12:00:00.250Z", "amounts": {"nvidia.com/gpu": "1"},
+       "started": "2024-05-01T12:00:07.000Z"},
+      {"uid": "u2", "admitted": "2024-05-01T12:00:01.000Z", "amounts": {"nvidia.com/gpu": "1"}}])"));
+  EXPECT_EQ(object["status"]["usage"], record.usage);
+
+  GpuQuotaRecord read = DecodeGpuQuota(object);
+  EXPECT_EQ(read.problem, "");
+  EXPECT_EQ(read.charges, record.charges);
+  EXPECT_EQ(read.usage, record.usage);
+  // Without a book, status.usage is left out.
+  EXPECT_FALSE(
+      EncodeGpuQuota(GpuQuotaRecord{.ns = "team-a"}, "gpugate", {})["status"].contains("usage"));
+  // A malformed start is a problem like a malformed admission time.
+  object["status"]["charges"]["trainer"][0]["started"] = "soon";
+  EXPECT_EQ(DecodeGpuQuota(object).problem,
+            "status.charges.trainer[0].started: \"soon\": want an RFC 3339 time");
+}
+
 TEST(ClusterLedgerRecordTest, ReportsMalformedStatusWithItsPath) {
   struct Case {
     const char* status;

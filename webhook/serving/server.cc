@@ -138,7 +138,7 @@ std::chrono::sys_seconds Server::Now() const {
 void Server::RenderUsage(const Request& req, Response& res) const {
   const usage::UsageView* usage = handler_.usage();
   if (!usage) {
-    res.Set(404, "GPU-hour usage is kept in local mode only\n");
+    res.Set(404, "this gpugate keeps no GPU-hour usage\n");
     return;
   }
   const std::string_view q = req.head.query;

@@ -123,7 +123,29 @@ class BookCodec {
     book.Resize();
     return book;
   }
+
+  static UsageBook Merge(std::span<const UsageBook* const> books, TimeZone zone,
+                         BookOptions options) {
+    UsageBook out(std::move(zone), options);
+    bool first = true;
+    for (const UsageBook* book : books) {
+      out.historyStart_ =
+          first ? book->historyStart_ : std::max(out.historyStart_, book->historyStart_);
+      out.exactSince_ = first ? book->exactSince_ : std::max(out.exactSince_, book->exactSince_);
+      first = false;
+      for (const auto& [key, usage] : book->keys_) {
+        if (!out.keys_.try_emplace(key, usage).second) continue;
+        out.keyBytes_[key] = EncodedKeyBytes(key, usage);
+      }
+    }
+    out.Resize();
+    return out;
+  }
 };
+
+UsageBook MergeBooks(std::span<const UsageBook* const> books, TimeZone zone, BookOptions options) {
+  return BookCodec::Merge(books, std::move(zone), options);
+}
 
 std::string EncodeBook(const UsageBook& book) {
   std::string out = Prefix(book);

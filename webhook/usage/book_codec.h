@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,12 @@ std::string EncodeBook(const UsageBook& book);
 // be moved to another zone's days) are errors with the reason. A stored form past
 // options.maxBytes still loads: the bound stops growth, it never drops what was recorded.
 Result<UsageBook> DecodeBook(std::string_view text, TimeZone zone, BookOptions options);
+
+// One book holding the keys of every book in `books` (all in `zone`), for reading across books
+// kept apart (cluster mode keeps one per namespace): every key's days and intervals as stored, the
+// latest history start and exact horizon among them (what every one of them still holds), and
+// `options` (its size bound is not applied). A key found in more than one book keeps the first.
+UsageBook MergeBooks(std::span<const UsageBook* const> books, TimeZone zone, BookOptions options);
 
 // The bytes one key's object takes in EncodeBook's output (UsageBook keeps its size with them).
 size_t EncodedKeyBytes(const UsageKey& key, const KeyUsage& usage);

@@ -53,6 +53,27 @@ TEST(BookCodecTest, RestartMidPeriodContinuesExactly) {
   EXPECT_EQ(restarted->Totals(november), running.Totals(november));
 }
 
+// Books kept per namespace (cluster mode) read as one: every key as stored, the latest horizon.
+TEST(BookCodecTest, MergesBooksKeptApart) {
+  const BookOptions options{.exactWindow = minutes(10)};
+  UsageBook a(Zone("Europe/Berlin"), options), b(Zone("Europe/Berlin"), options);
+  Accrual toA[] = {{Key("team-a"), 1000, {Utc(2026, 11, 2, 8), Utc(2026, 11, 2, 10)}}};
+  Accrual toB[] = {{Key("team-b"), 2000, {Utc(2026, 11, 3, 8), Utc(2026, 11, 3, 9)}},
+                   {Key("team-a"), 9000, {Utc(2026, 11, 3, 8), Utc(2026, 11, 3, 9)}}};
+  ASSERT_TRUE(a.Accrue(toA).has_value());
+  ASSERT_TRUE(b.Accrue(toB).has_value());
+  a.Prune(Utc(2026, 11, 3, 0));
+  b.Prune(Utc(2026, 11, 3, 9, 5));
+  const UsageBook* books[] = {&a, &b};
+  UsageBook merged = MergeBooks(books, Zone("Europe/Berlin"), options);
+  // team-a's key is a's: a key met twice keeps the first.
+  EXPECT_EQ(Render(merged),
+            "team-a/nvidia.com/gpu 2026-11-02=2h; team-b/nvidia.com/gpu 2026-11-03=2h");
+  EXPECT_EQ(merged.exactSince(), b.exactSince());
+  EXPECT_EQ(merged.historyStart(), b.historyStart());
+  EXPECT_EQ(merged.EncodedSize(), EncodeBook(merged).size());
+}
+
 TEST(BookCodecTest, RefusesMalformedRecords) {
   std::string good = EncodeBook(Sample());
   auto replaced = [&](std::string_view from, std::string_view to) {

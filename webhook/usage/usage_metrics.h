@@ -1,4 +1,5 @@
-// The local ledger's usage in the Prometheus text format, for /metrics:
+// GPU-hour usage (either ledger's, through usage::UsageView) in the Prometheus text format, for
+// /metrics:
 //   gpugate_usage_gpu_seconds_total{namespace,resource}: GPU-seconds accrued, finished pods and
 //     running ones up to now (UsageView::Accrued: it only grows, and starts again with the
 //     process, which increase() and rate() allow for);

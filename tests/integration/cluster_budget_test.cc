@@ -1,0 +1,149 @@
+// GPU-hour budgets in cluster mode, through real gpugate replicas over TLS against the stand-in
+// API server: a pod admitted by one replica runs and finishes, the usage goes to its namespace's
+// GPUQuota with the release, and every replica then refuses the namespace's next GPU pod with
+// the budget's figures. startTimes in the past stand in for an injected clock: the replicas keep
+// their real ones.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "common/rfc3339.h"
+#include "gpugate_process.h"
+#include "review_builder.h"
+#include "standin_cluster.h"
+
+namespace gpugate::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::minutes;
+
+constexpr char kPods[] = "/api/v1/namespaces/team-a/pods";
+
+json Create(const std::string& name, const std::string& uid) {
+  json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = uid;
+  return MakeReview(pod, {.uid = "req-" + uid});
+}
+
+// What the user sees: "allowed", "allowed; Warning: ..." or the refusal's message.
+std::string Seen(GpugateServer& replica, const json& review) {
+  auto res = replica.Client()->Post("/validate", review.dump(), "application/json");
+  if (!res || res->status != 200) return "no answer";
+  json response = json::parse(res->body)["response"];
+  if (!response.value("allowed", false)) return response["status"].value("message", "?");
+  std::string out = "allowed";
+  for (const auto& w : response.value("warnings", json::array())) {
+    out += "; Warning: " + w.get<std::string>();
+  }
+  return out;
+}
+
+std::string Ago(minutes ago) { return FormatRfc3339(std::chrono::system_clock::now() - ago); }
+
+TEST(ClusterBudget, AFinishedPodsUsageSpendsTheBudgetForEveryReplica) {
+  StandInCluster cluster(
+      "usage:\n"
+      "  budgets:\n"
+      "  - {pattern: team-a, period: 'rolling:3h', gpuHours: {nvidia.com/gpu: 2}, warnAt: 50}\n");
+  GpugateServer& a = cluster.AddReplica();
+  GpugateServer& b = cluster.AddReplica();
+  ASSERT_EQ(Seen(a, Create("trainer", "uid-trainer")), "allowed");
+  json pod = GpuPod("trainer", json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = "uid-trainer";
+  pod["status"] = {{"phase", "Running"}, {"startTime", Ago(minutes(150))}};
+  cluster.api().Create(kPods, pod);
+  const std::string record = "/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate";
+  // The reconciler records its start on its charge.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        json charges = cluster.api().Get(record)["status"]["charges"];
+        return charges.contains("trainer") && charges["trainer"][0].contains("started");
+      },
+      kClusterWait))
+      << cluster.api().Get(record).dump();
+  // It finished half an hour ago, after 2 hours: its usage goes to the book with its release.
+  pod = cluster.api().Get(std::string(kPods) + "/trainer");
+  pod["status"]["phase"] = "Succeeded";
+  pod["status"]["containerStatuses"] = json::array(
+      {{{"name", "c0"}, {"state", {{"terminated", {{"finishedAt", Ago(minutes(30))}}}}}}});
+  cluster.api().Update(std::string(kPods) + "/trainer", pod);
+  ASSERT_TRUE(Eventually([&] { return cluster.api().Get(record)["status"].contains("usage"); },
+                         kClusterWait))
+      << cluster.api().Get(record).dump();
+  EXPECT_TRUE(cluster.api().Get(record)["status"]["charges"].empty());
+
+  const std::string spent =
+      "exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=2, limited: nvidia.com/gpu=2 "
+      "GPU-hours in the last 3h; usage older than 3h stops counting";
+  for (GpugateServer* replica : {&a, &b}) {
+    EXPECT_TRUE(Eventually([&] { return Seen(*replica, Create("next", "uid-next")) == spent; },
+                           kClusterWait))
+        << Seen(*replica, Create("next", "uid-next"));
+  }
+  // A CPU pod is not affected.
+  EXPECT_EQ(Seen(b, MakeReview(GpuPod("web", json::array({{{"cpu", "1"}}})))), "allowed");
+  // GET /usage reports it from the shared record, in either replica (yesterday and today, UTC).
+  const std::string today = Ago(minutes(0)).substr(0, 10);
+  const std::string yesterday = Ago(minutes(24 * 60)).substr(0, 10);
+  auto usage = b.Client()->Get("/usage?since=" + yesterday + "&until=" + today);
+  ASSERT_TRUE(usage && usage->status == 200) << (usage ? usage->body : "no answer");
+  EXPECT_NE(usage->body.find("\"team-a\""), std::string::npos) << usage->body;
+}
+
+// A GPUBudget object a cluster admin creates applies before the config's budget, in every
+// replica, from its watch.
+TEST(ClusterBudget, AGpuBudgetObjectAppliesBeforeTheConfigsBudget) {
+  StandInCluster cluster(
+      "usage:\n"
+      "  budgets:\n"
+      "  - {pattern: '*', period: month, gpuHours: {nvidia.com/gpu: 100}}\n");
+  GpugateServer& a = cluster.AddReplica();
+  GpugateServer& b = cluster.AddReplica();
+  ASSERT_EQ(Seen(a, Create("trainer", "uid-trainer")), "allowed");
+  json pod = GpuPod("trainer", json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = "uid-trainer";
+  pod["status"] = {{"phase", "Running"}, {"startTime", Ago(minutes(5))}};
+  cluster.api().Create(kPods, pod);
+  const std::string record = "/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate";
+  ASSERT_TRUE(Eventually(
+      [&] {
+        json charges = cluster.api().Get(record)["status"]["charges"];
+        return charges.contains("trainer") && charges["trainer"][0].contains("started");
+      },
+      kClusterWait));
+  // 5 GPU-minutes, well within the config's 100 GPU-hours: the next pod is admitted.
+  EXPECT_EQ(Seen(b, Create("second", "uid-second")), "allowed");
+
+  // A day's window of 0.001 GPU-hours (3.6 GPU-seconds), for team-a only.
+  cluster.api().Create("/apis/gpugate.io/v1alpha1/gpubudgets",
+                       {{"apiVersion", "gpugate.io/v1alpha1"},
+                        {"kind", "GPUBudget"},
+                        {"metadata", {{"name", "team-a"}}},
+                        {"spec",
+                         {{"namespaces", {"team-a"}},
+                          {"period", "rolling:24h"},
+                          {"gpuHours", {{"nvidia.com/gpu", "0.001"}}}}}});
+  for (GpugateServer* replica : {&a, &b}) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          return Seen(*replica, Create("third", "uid-third"))
+              .starts_with("exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=");
+        },
+        kClusterWait))
+        << Seen(*replica, Create("third", "uid-third"));
+    const std::string refusal = Seen(*replica, Create("third", "uid-third"));
+    EXPECT_NE(refusal.find("limited: nvidia.com/gpu=0.001 GPU-hours in the last 24h"),
+              std::string::npos)
+        << refusal;
+  }
+  // Another namespace keeps the config's budget.
+  EXPECT_EQ(Seen(a, MakeReview(GpuPod("other", json::array({{{"nvidia.com/gpu", "1"}}})),
+                               {.ns = "team-b", .uid = "req-other"})),
+            "allowed");
+}
+
+}  // namespace
+}  // namespace gpugate::testing
