@@ -76,7 +76,9 @@ TEST(UsageFromCluster, GpuQuotaStatusAsBooksAndRunningPods) {
       {"no zone", GpuQuota("team-c", {{"usage", json::object({{"version", 1}})}}),
        "error: GPUQuota team-c/gpugate: status.usage: timeZone: missing, or not a string"},
       {"bad started", GpuQuota("team-d", {{"charges", {{"train", {Charge("u1", "yesterday")}}}}}),
-       "error: GPUQuota team-d/gpugate: status.charges[\"train\"][0].started: "},
+       "error: GPUQuota team-d/gpugate: status.charges.train[0].started: \"yesterday\": want an "
+       "RFC "
+       "3339 time"},
   };
   for (const auto& c : kCases) {
     const std::string got = Read(c.object);
