@@ -168,7 +168,8 @@ EOF
 k apply -k "$work/kustomize/e2e" >"$work/apply.log" 2>&1 || { cat "$work/apply.log"; exit 1; }
 k wait --for condition=established --timeout=60s crd --all >/dev/null
 # The operator's one change to the shipped config, made in the ConfigMap: the GPU models of
-# the cluster's Nodes (quota per GPU model), and team-m2's default model.
+# the cluster's Nodes (quota per GPU model), team-m2's default model, and team-v's GPU-hour
+# budget over a rolling minute.
 k -n gpugate-system get configmap gpugate-config -o jsonpath='{.data.config\.yaml}' >"$work/config.yaml"
 cat >>"$work/config.yaml" <<'YAML'
 quota:
@@ -177,6 +178,9 @@ quota:
     t4: {nodeLabels: {nvidia.com/gpu.product: Tesla-T4}}
   defaultFlavors:
     team-m2: t4
+usage:
+  budgets:
+  - {pattern: team-v, period: "rolling:1m", gpuHours: {nvidia.com/gpu: 0.01}, warnAt: 50}
 YAML
 k -n gpugate-system create configmap gpugate-config --from-file=config.yaml="$work/config.yaml" \
   --dry-run=client -o yaml | k apply -f - >/dev/null
@@ -572,6 +576,79 @@ usage_booked() {
 }
 check "its finish moves its GPU-hours into the GPUQuota's usage book, which the API server keeps" \
   eventually 300 usage_booked
+
+# --- 6c. a budget over a rolling minute, Pods moved through their phases, the report ------
+
+# team-v's budget, from the config's usage section (above; a GPUBudget's window is a day or
+# more): 0.01 GPU-hours (36 GPU-seconds) of nvidia.com/gpu in any minute, early warning at 50%.
+namespace team-v
+pod u1 team-v 1 | k apply -f - >/dev/null
+u1_bound() { [[ -n $(k -n team-v get pod u1 -o jsonpath='{.spec.nodeName}') ]]; }
+check "a one-GPU Pod in team-v is admitted and bound" eventually 300 u1_bound
+# No kubelet: the Pod's status is written as the kubelet would write it.
+u1_start=$(date -u -d '-20 seconds' +%Y-%m-%dT%H:%M:%SZ)
+k -n team-v patch pod u1 --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Running\",
+  \"startTime\":\"$u1_start\",\"containerStatuses\":[{\"name\":\"trainer\",\"image\":\"registry.invalid/cuda:12\",
+  \"imageID\":\"\",\"ready\":true,\"restartCount\":0,\"started\":true,
+  \"state\":{\"running\":{\"startedAt\":\"$u1_start\"}}}]}}" >/dev/null
+u2_warned() {
+  local out
+  out=$(pod "u2-$RANDOM" team-v 1 | k apply -f - 2>&1) || { echo "refused: $out"; return 1; }
+  echo "$out" >"$work/budget-warning.txt"
+  [[ $out == *'Warning: GPU-hour budget '*'% spent: team-v, used: nvidia.com/gpu='*'limited: nvidia.com/gpu=0.01 GPU-hours in the last 1m'* ]]
+}
+check "with 20 of its 36 GPU-seconds spent, a new GPU Pod is admitted with kubectl's Warning:" \
+  eventually 200 u2_warned
+echo "info  kubectl said: $(tr '\n' ' ' <"$work/budget-warning.txt")"
+u3_refused() {
+  local out
+  if out=$(pod u3 team-v 1 | k apply -f - 2>&1); then
+    k -n team-v delete pod u3 --grace-period=0 --force >/dev/null 2>&1
+    echo "admitted: $out"
+    return 1
+  fi
+  echo "$out" >"$work/budget-refusal.txt"
+  [[ $out == *'exceeded GPU-hour budget: team-v, used: nvidia.com/gpu='*'limited: nvidia.com/gpu=0.01 GPU-hours in the last 1m; usage older than 1m stops counting'* ]]
+}
+check "once u1 has run 36 s on its GPU, the next GPU Pod is refused with the figures" \
+  eventually 300 u3_refused
+echo "info  kubectl said: $(tr '\n' ' ' <"$work/budget-refusal.txt")"
+cpu_admitted() { admitted_with created < <(cpu_pod u-cpu team-v); }
+check "a CPU Pod in the same namespace is admitted: the budget limits GPUs only" cpu_admitted
+u1_end=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+k -n team-v patch pod u1 --subresource=status --type=merge -p "{\"status\":{\"phase\":\"Succeeded\",
+  \"containerStatuses\":[{\"name\":\"trainer\",\"image\":\"registry.invalid/cuda:12\",
+  \"imageID\":\"\",\"ready\":false,\"restartCount\":0,\"started\":false,
+  \"state\":{\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\",\"startedAt\":\"$u1_start\",
+  \"finishedAt\":\"$u1_end\"}}}]}}" >/dev/null
+u1_seconds=$(($(date -d "$u1_end" +%s) - $(date -d "$u1_start" +%s)))
+# The finished Pod's usage, as a user with view reads it through kubectl's plugin.
+usage_reported() {
+  local out
+  out=$(PATH="$(dirname "$gpugate"):$PATH" "$K8S_BIN/kubectl" gpuusage \
+    --kubeconfig "$work/alice.kubeconfig" -n team-v -o json 2>&1)
+  echo "$out"
+  python3 -c 'import json, sys
+rows = json.loads(sys.argv[1])["rows"]
+sys.exit(not any(r["namespace"] == "team-v" and r["resource"] == "nvidia.com/gpu"
+                 and r["gpuSeconds"] == int(sys.argv[2]) for r in rows))' "$out" "$u1_seconds"
+}
+check "kubectl gpuusage shows u1's $u1_seconds GPU-seconds, from its startTime to its finishedAt" \
+  eventually 300 usage_reported
+both_replicas_agree() {
+  local port seconds=()
+  for port in "${replica_ports[@]}"; do
+    seconds+=("$(curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/metrics" |
+      awk '/^gpugate_usage_gpu_seconds_total\{namespace="team-v",resource="nvidia.com\/gpu"\}/ { print $2 }')")
+  done
+  echo "the replicas' counters: ${seconds[*]}; the report: $u1_seconds"
+  [[ ${seconds[0]} == "$u1_seconds" && ${seconds[1]} == "$u1_seconds" ]]
+}
+check "both replicas' usage counters give the same figure: the finish was recorded once" \
+  eventually 300 both_replicas_agree
+renewed() { admitted_with created < <(pod u4 team-v 1); }
+check "once u1's run has left the minute, the budget has renewed: a GPU Pod is admitted" \
+  eventually 900 renewed
 
 # --- 7. faults: the API server restarted, etcd stopped, a replica killed mid-burst ---------
 
