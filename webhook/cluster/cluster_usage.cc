@@ -134,9 +134,8 @@ std::map<std::pair<std::string, std::string>, int64_t> ClusterUsage::Accrued(
   std::lock_guard lock(mu_);
   for (const auto& [key, now_seen] : seen) {
     int64_t& total = accrued_[key];  // 0 for a key seen first
-    // At the first reading every key counts everything it holds; later, a key seen first
-    // does the same (its `before` is empty).
-    const Observed& before = counting_ ? observed_[key] : Observed{};
+    if (!counting_) continue;
+    const Observed& before = observed_[key];
     // Days only grow as pods finish (pruned days are gone from `seen`, never negative), and a
     // finished pod's running share moves into its days: the sum is what accrued since.
     int64_t grew = now_seen.running - before.running;

@@ -61,10 +61,9 @@ class ClusterUsage final : public usage::UsageView {
   usage::BudgetCheck Check(std::string_view ns, const quota::Amounts& charge,
                            usage::sys_seconds now) const override;
   usage::UsageReport Report(const usage::ReportQuery& query, usage::sys_seconds now) const override;
-  // From the first call after the records were listed: everything the books hold then (their
-  // history) and the running pods so far, as every replica reads the same records; then what
-  // accrues afterwards, finished pods as their books grow and running pods as they run. Books
-  // pruned of old days never take it down.
+  // Counted from the first call after the records were listed, at 0 for every (namespace,
+  // resource) then: what accrues afterwards, finished pods as their books grow and running pods
+  // as they run. Books pruned of old days never take it down.
   std::map<std::pair<std::string, std::string>, int64_t> Accrued(
       usage::sys_seconds now) const override;
   std::vector<usage::BudgetStanding> Standings(usage::sys_seconds now) const override;

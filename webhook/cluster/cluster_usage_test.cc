@@ -186,7 +186,7 @@ TEST_F(ClusterUsageTest, APodAccruesFromItsStartToItsContainersFinish) {
   EXPECT_EQ(Book(), "team-a/nvidia.com/gpu 2026-11-18=5h");
   EXPECT_TRUE(Eventually([&] { return November(*r.usage, "2026-11-18T14:00:00Z") == 5 * kGpuHour; },
                          kWait));
-  // The counter: the pod counted once.
+  // The counter: from 0 at its first reading, everything since, the pod counted once.
   const auto accrued = r.usage->Accrued(Sec("2026-11-18T14:00:00Z"));
   ASSERT_TRUE(accrued.contains({"team-a", kGpu}));
   EXPECT_EQ(accrued.at({"team-a", kGpu}), 5 * kGpuHour);
