@@ -582,6 +582,11 @@ check "its finish moves its GPU-hours into the GPUQuota's usage book, which the 
 # team-v's budget, from the config's usage section (above; a GPUBudget's window is a day or
 # more): 0.01 GPU-hours (36 GPU-seconds) of nvidia.com/gpu in any minute, early warning at 50%.
 namespace team-v
+# A replica's usage counter counts what accrues after its first reading (docs/quota.md): read both
+# now, as Prometheus would have since they started.
+for port in "${replica_ports[@]}"; do
+  curl -s --cacert "$work/tls/ca.crt" "https://127.0.0.1:$port/metrics" >/dev/null
+done
 pod u1 team-v 1 | k apply -f - >/dev/null
 u1_bound() { [[ -n $(k -n team-v get pod u1 -o jsonpath='{.spec.nodeName}') ]]; }
 check "a one-GPU Pod in team-v is admitted and bound" eventually 300 u1_bound
