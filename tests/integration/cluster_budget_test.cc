@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "common/rfc3339.h"
 #include "gpugate_process.h"
@@ -42,6 +46,17 @@ std::string Seen(GpugateServer& replica, const json& review) {
 }
 
 std::string Ago(minutes ago) { return FormatRfc3339(std::chrono::system_clock::now() - ago); }
+
+// The budget refusals a replica has counted on /metrics (-1 when it cannot be read).
+int64_t BudgetRefusals(GpugateServer& replica) {
+  auto metrics = replica.Client()->Get("/metrics");
+  if (!metrics || metrics->status != 200) return -1;
+  const std::string series =
+      "\ngpugate_admission_decisions_total{route=\"validate\",decision=\"denied\","
+      "reason=\"budget-spent\"} ";
+  const size_t at = metrics->body.find(series);
+  return at == std::string::npos ? 0 : std::stoll(metrics->body.substr(at + series.size()));
+}
 
 TEST(ClusterBudget, AFinishedPodsUsageSpendsTheBudgetForEveryReplica) {
   StandInCluster cluster(
@@ -91,6 +106,32 @@ TEST(ClusterBudget, AFinishedPodsUsageSpendsTheBudgetForEveryReplica) {
   auto usage = b.Client()->Get("/usage?since=" + yesterday + "&until=" + today);
   ASSERT_TRUE(usage && usage->status == 200) << (usage ? usage->body : "no answer");
   EXPECT_NE(usage->body.find("\"team-a\""), std::string::npos) << usage->body;
+
+  // A burst at both replicas at once: every GPU pod refused exactly once, none charged.
+  const int64_t before = BudgetRefusals(a) + BudgetRefusals(b);
+  constexpr int kThreads = 4, kPerThread = 6;
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      GpugateServer& replica = t % 2 == 0 ? a : b;
+      for (int i = 0; i < kPerThread; ++i) {
+        const std::string name = "burst-" + std::to_string(t) + "-" + std::to_string(i);
+        const std::string seen = Seen(replica, Create(name, "uid-" + name));
+        if (seen == spent) {
+          ++refused;
+        } else {
+          ADD_FAILURE() << name << ": " << seen;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(refused.load(), kThreads * kPerThread);
+  EXPECT_TRUE(cluster.api().Get(record)["status"]["charges"].empty())
+      << cluster.api().Get(record).dump();
+  // Each refusal counted once, by the replica that gave it.
+  EXPECT_EQ(BudgetRefusals(a) + BudgetRefusals(b) - before, kThreads * kPerThread);
 }
 
 // A GPUBudget object a cluster admin creates applies before the config's budget, in every
