@@ -9,11 +9,15 @@ namespace gpugate::policy {
 
 ManagedPod::ManagedPod(const PodSpecView& spec, const Settings& settings)
     : spec_(spec), settings_(settings) {
+  size_t entries = 0;  // an upper bound on the values: one allocation for each vector
+  for (const ContainerView& c : spec.containers) entries += c.limits.size() + c.requests.size();
+  values_.reserve(entries);
   ends_.reserve(spec.containers.size());
   for (const ContainerView& c : spec.containers) {
     AppendManagedValues(c, settings, values_);
     ends_.push_back(values_.size());
   }
+  requested_.reserve(values_.size());
   for (const ResourceValue& v : values_) {
     Result<Quantity> q = ParseResourceQuantity(*v.text);
     if (q && !q->IsNegative() && !q->IsZero()) requested_.push_back(v.resource);
