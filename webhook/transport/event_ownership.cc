@@ -15,6 +15,24 @@
 
 namespace gpugate::transport {
 
+void EventServer::Register(Conn& c) {
+  BIO* bio = SSL_get_rbio(c.ssl.get());
+  BIO_set_callback_arg(bio, reinterpret_cast<char*>(&c.drained));
+  BIO_set_callback_ex(bio, &EventServer::OnSocketRead);
+  // Once, for the connection's life: whoever an edge wakes takes it.
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+  ev.data.ptr = &c;
+  ::epoll_ctl(epoll_, EPOLL_CTL_ADD, c.fd, &ev);
+  // Registering reports the writable socket at once: another thread may take c from here. If
+  // it came while this thread held c, c goes to the run queue, still held, for its handshake.
+  uint8_t held = kOwned;
+  if (!c.sched.compare_exchange_strong(held, 0, std::memory_order_release,
+                                       std::memory_order_relaxed)) {
+    Requeue(c, Runner::kServingThread);
+  }
+}
+
 void EventServer::Wake(Conn& c) {
   // Rule 2: held elsewhere, the holder sees kPending before it lets go.
   if (c.sched.fetch_or(kOwned | kPending, std::memory_order_acq_rel) & kOwned) return;

@@ -245,22 +245,7 @@ void EventServer::AcceptAll() {
       }
       conns_.insert(owned.get());
     }
-    Conn* c = owned.release();  // the registry's now; this thread holds it (kOwned)
-    // Once, for the connection's life: whoever an edge wakes takes it (event_conn.h).
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-    ev.data.ptr = c;
-    BIO* bio = SSL_get_rbio(c->ssl.get());
-    BIO_set_callback_arg(bio, reinterpret_cast<char*>(&c->drained));
-    BIO_set_callback_ex(bio, &EventServer::OnSocketRead);
-    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
-    // Registering reports the writable socket at once: another thread may take c from here. If
-    // it came while this thread held c, c goes to the run queue, still held, for its handshake.
-    uint8_t held = kOwned;
-    if (!c->sched.compare_exchange_strong(held, 0, std::memory_order_release,
-                                          std::memory_order_relaxed)) {
-      Requeue(*c, Runner::kServingThread);
-    }
+    Register(*owned.release());  // the registry's now; Close ends it
   }
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLONESHOT;

@@ -112,7 +112,10 @@ class EventServer {
   void Work(size_t index);  // serving thread `index`: epoll_wait, the run queue, and turns
   void Keep();              // the timekeeper, on Run's thread
   void AcceptAll();         // the listener's event
-  void Wake(Conn& c);       // an edge for c: takes c and serves it, or marks it pending
+  // Registers c, just accepted and held by this serving thread, with epoll for good and lets
+  // it go; the caller touches nothing of c afterwards.
+  void Register(Conn& c);
+  void Wake(Conn& c);  // an edge for c: takes c and serves it, or marks it pending
   // Passes over c until it waits for the peer with no edge pending, yields or is gone; the
   // caller holds c and touches nothing of it afterwards.
   void Serve(Conn& c, Runner runner);
