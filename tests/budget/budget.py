@@ -10,7 +10,8 @@
       asleep), after a warm-up: system calls per request (all
       threads, strace -c -f attached for REQUESTS requests) and voluntary context switches per
       request (all threads, /proc/PID/task/*/status, over another REQUESTS requests without
-      strace). With one request in flight, sent to an idle server, every count is fixed by the
+      strace); and of those system calls, `read`, `write` and `epoll_ctl` on their own. With
+      one request in flight, sent to an idle server, every count is fixed by the
       code path; only the server's timers (a few wake-ups a second) depend on how long the run
       takes.
 
@@ -235,6 +236,10 @@ def syscalls(binary, route, body, work):
     per = {k: v / REQUESTS for k, v in calls.items()}
     named = " ".join(f"{k} {per[k]:.2f}" for k in sorted(per, key=per.get, reverse=True)[:6])
     ok = check("syscalls", route, body, sum(per.values()), f"({named})")
+    # One read and one write where the request and the answer each fit a TLS record; no
+    # epoll_ctl per request (the connection is registered once: transport/event_conn.h).
+    for call in ("read", "write", "epoll_ctl"):
+        ok = check(call, route, body, per.get(call, 0.0), "(system calls)") and ok
     return check("switches", route, body, switches, "(voluntary, all threads)") and ok
 
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/pod_view.h"
+#include "policy/managed_pod.h"
 #include "policy/rule.h"
 #include "policy/settings.h"
 
@@ -23,19 +23,13 @@ inline constexpr std::string_view kPrivilegedGpuRule = "privileged-gpu";
 inline constexpr std::string_view kSchedulerRule = "scheduler";
 inline constexpr std::string_view kObjectShapeRule = "object-shape";  // from ObjectView
 
-void CheckWholeUnits(const PodSpecView& pod, const Settings& settings, std::vector<Violation>& out);
-void CheckRequestsEqualLimits(const PodSpecView& pod, const Settings& settings,
-                              std::vector<Violation>& out);
-void CheckMaxPerContainer(const PodSpecView& pod, const Settings& settings,
-                          std::vector<Violation>& out);
-void CheckVcudaCoreShares(const PodSpecView& pod, const Settings& settings,
-                          std::vector<Violation>& out);
-void CheckCoreLimitAnnotation(const PodSpecView& pod, const Settings& settings,
-                              std::vector<Violation>& out);
-void CheckVisibleDevicesEnv(const PodSpecView& pod, const Settings& settings,
-                            std::vector<Violation>& out);
-void CheckPrivilegedGpu(const PodSpecView& pod, const Settings& settings,
-                        std::vector<Violation>& out);
-void CheckScheduler(const PodSpecView& pod, const Settings& settings, std::vector<Violation>& out);
+void CheckWholeUnits(const ManagedPod& pod, std::vector<Violation>& out);
+void CheckRequestsEqualLimits(const ManagedPod& pod, std::vector<Violation>& out);
+void CheckMaxPerContainer(const ManagedPod& pod, std::vector<Violation>& out);
+void CheckVcudaCoreShares(const ManagedPod& pod, std::vector<Violation>& out);
+void CheckCoreLimitAnnotation(const ManagedPod& pod, std::vector<Violation>& out);
+void CheckVisibleDevicesEnv(const ManagedPod& pod, std::vector<Violation>& out);
+void CheckPrivilegedGpu(const ManagedPod& pod, std::vector<Violation>& out);
+void CheckScheduler(const ManagedPod& pod, std::vector<Violation>& out);
 
 }  // namespace gpugate::policy

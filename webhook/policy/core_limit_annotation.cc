@@ -20,8 +20,8 @@ bool IsPercent(std::string_view s) {
 
 }  // namespace
 
-void CheckCoreLimitAnnotation(const PodSpecView& pod, const Settings&,
-                              std::vector<Violation>& out) {
+void CheckCoreLimitAnnotation(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
   std::optional<std::string_view> value = pod.Annotation(kVcudaCoreLimitAnnotation);
   if (!value || IsPercent(*value)) return;
   std::string field =

@@ -1,6 +1,7 @@
 #include "policy/gpu_demand.h"
 
 #include <algorithm>
+#include <span>
 
 #include "common/strings.h"
 #include "policy/resource_values.h"
@@ -9,26 +10,23 @@ namespace gpugate::policy {
 
 std::vector<std::string_view> RequestedManagedResources(const PodSpecView& pod,
                                                         const Settings& settings) {
-  std::vector<std::string_view> out;
-  for (const ContainerView& c : pod.containers) {
-    for (const ResourceValue& v : ManagedValues(c, settings)) {
-      Result<Quantity> q = ParseResourceQuantity(*v.text);
-      if (q && !q->IsNegative() && !q->IsZero()) out.emplace_back(v.resource);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  const ManagedPod managed(pod, settings);
+  return {managed.Requested().begin(), managed.Requested().end()};
 }
 
 bool IsGpuPod(const PodSpecView& pod, const Settings& settings) {
-  return !RequestedManagedResources(pod, settings).empty();
+  return ManagedPod(pod, settings).IsGpuPod();
 }
 
 Result<std::optional<SchedulerRequirement>> RequiredScheduler(const PodSpecView& pod,
                                                               const Settings& settings) {
-  std::vector<std::string_view> requested = RequestedManagedResources(pod, settings);
+  return RequiredScheduler(ManagedPod(pod, settings));
+}
+
+Result<std::optional<SchedulerRequirement>> RequiredScheduler(const ManagedPod& pod) {
+  std::span<const std::string_view> requested = pod.Requested();
   if (requested.empty()) return std::nullopt;
+  const Settings& settings = pod.settings();
   if (!settings.schedulerName.empty()) {
     return SchedulerRequirement{settings.schedulerName, "mutation.schedulerName"};
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "policy/managed_pod.h"
 #include "policy/pod_view.h"
 #include "policy/settings.h"
 
@@ -32,5 +33,7 @@ struct SchedulerRequirement {
 // resources name different schedulers (the message names both).
 Result<std::optional<SchedulerRequirement>> RequiredScheduler(const PodSpecView& pod,
                                                               const Settings& settings);
+// The same, from the managed resources already found.
+Result<std::optional<SchedulerRequirement>> RequiredScheduler(const ManagedPod& pod);
 
 }  // namespace gpugate::policy

@@ -6,10 +6,10 @@
 
 namespace gpugate::policy {
 
-void CheckMaxPerContainer(const PodSpecView& pod, const Settings& settings,
-                          std::vector<Violation>& out) {
+void CheckMaxPerContainer(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
   for (const ContainerView& c : pod.containers) {
-    for (const ResourceValue& v : ManagedValues(c, settings)) {
+    for (const ResourceValue& v : managed.Values(c)) {
       if (!v.managed->maxPerContainer) continue;
       // The limit is what the container gets; a request counts only when it stands alone.
       if (v.field == "request" && c.Limit(v.resource) != nullptr) continue;

@@ -17,22 +17,24 @@ bool AlreadyCovered(const std::vector<TolerationView>& have, const TolerationVie
                      [&](const TolerationView& t) { return Covers(t, wanted); });
 }
 
-void PlanTolerations(const PodSpecView& pod, const Settings& settings, MutationPlan& plan) {
-  std::vector<TolerationView> present = pod.tolerations;
+void PlanTolerations(const ManagedPod& managed, MutationPlan& plan) {
+  const Settings& settings = managed.settings();
+  std::vector<TolerationView> present = managed.spec().tolerations;
   auto add = [&](TolerationView wanted) {
     if (AlreadyCovered(present, wanted)) return;
     present.push_back(wanted);
     plan.addTolerations.push_back(std::move(wanted));
   };
-  for (std::string_view name : RequestedManagedResources(pod, settings)) {
+  for (std::string_view name : managed.Requested()) {
     const ManagedResource* r = settings.Find(name);
     if (r && r->toleration) add({.key = name, .op = "Exists", .effect = "NoSchedule"});
   }
   for (const Toleration& t : settings.tolerations) add(t.View());
 }
 
-void PlanScheduler(const PodSpecView& pod, const Settings& settings, MutationPlan& plan) {
-  auto required = RequiredScheduler(pod, settings);
+void PlanScheduler(const ManagedPod& managed, MutationPlan& plan) {
+  const PodSpecView& pod = managed.spec();
+  auto required = RequiredScheduler(managed);
   if (!required || !required->has_value()) return;
   const std::string& want = (*required)->scheduler;
   if (pod.schedulerName.empty() || pod.schedulerName == kDefaultScheduler) {
@@ -86,9 +88,10 @@ bool Covers(const TolerationView& existing, const TolerationView& wanted) {
 
 MutationPlan PlanMutation(const PodSpecView& pod, const Settings& settings) {
   MutationPlan plan;
-  if (!IsGpuPod(pod, settings)) return plan;
-  PlanTolerations(pod, settings, plan);
-  PlanScheduler(pod, settings, plan);
+  const ManagedPod managed(pod, settings);
+  if (!managed.IsGpuPod()) return plan;
+  PlanTolerations(managed, plan);
+  PlanScheduler(managed, plan);
   PlanCoreLimit(pod, settings, plan);
   return plan;
 }

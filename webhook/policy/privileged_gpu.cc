@@ -6,9 +6,10 @@
 
 namespace gpugate::policy {
 
-void CheckPrivilegedGpu(const PodSpecView& pod, const Settings& settings,
-                        std::vector<Violation>& out) {
-  if (!settings.denyPrivilegedGPU || !IsGpuPod(pod, settings)) return;
+void CheckPrivilegedGpu(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
+  const Settings& settings = managed.settings();
+  if (!settings.denyPrivilegedGPU || !managed.IsGpuPod()) return;
   for (const ContainerView& c : pod.containers) {
     if (!c.privileged) continue;
     out.push_back({kPrivilegedGpuRule,

@@ -8,10 +8,10 @@
 
 namespace gpugate::policy {
 
-void CheckRequestsEqualLimits(const PodSpecView& pod, const Settings& settings,
-                              std::vector<Violation>& out) {
+void CheckRequestsEqualLimits(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
   for (const ContainerView& c : pod.containers) {
-    for (const ResourceValue& v : ManagedValues(c, settings)) {
+    for (const ResourceValue& v : managed.Values(c)) {
       if (v.field != "request") continue;
       std::optional<Quantity> request = ValidWholeQuantity(*v.text);
       if (!request) continue;  // whole-units reports it

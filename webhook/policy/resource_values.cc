@@ -6,6 +6,12 @@ namespace gpugate::policy {
 
 std::vector<ResourceValue> ManagedValues(const ContainerView& c, const Settings& settings) {
   std::vector<ResourceValue> out;
+  AppendManagedValues(c, settings, out);
+  return out;
+}
+
+void AppendManagedValues(const ContainerView& c, const Settings& settings,
+                         std::vector<ResourceValue>& out) {
   auto add = [&](const ResourceEntry& e, std::string_view field) {
     if (const ManagedResource* m = settings.Find(e.name)) {
       out.push_back({e.name, field, &e.value, m});
@@ -22,7 +28,6 @@ std::vector<ResourceValue> ManagedValues(const ContainerView& c, const Settings&
       add(c.requests[j++], "request");
     }
   }
-  return out;
 }
 
 Result<Quantity> ParseResourceQuantity(const QuantityText& text) {

@@ -26,6 +26,9 @@ struct ResourceValue {
 // The managed values of `c` in reporting order: by resource name, each limit before its request.
 // Resources that Settings::Find does not know are left out.
 std::vector<ResourceValue> ManagedValues(const ContainerView& c, const Settings& settings);
+// The same, appended to `out`.
+void AppendManagedValues(const ContainerView& c, const Settings& settings,
+                         std::vector<ResourceValue>& out);
 
 // Parses a quantity as Kubernetes does: surrounding whitespace is trimmed first. A wrong JSON
 // type is an error.

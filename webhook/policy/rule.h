@@ -1,6 +1,7 @@
 // The validation rule table. Each rule lives in its own file as a pure function of one pod spec
-// and the settings; it appends what it finds and never throws. Rules run in table order, and
-// each reports in container order, so messages never change order between runs.
+// and the settings (with the spec's managed resources found once: ManagedPod); it appends what it
+// finds and never throws. Rules run in table order, and each reports in container order, so
+// messages never change order between runs.
 #pragma once
 
 #include <span>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/managed_pod.h"
 #include "policy/pod_view.h"
 #include "policy/settings.h"
 
@@ -21,8 +23,9 @@ struct Violation {
   std::string subject;
 };
 
-using RuleCheck = void (*)(const PodSpecView& pod, const Settings& settings,
-                           std::vector<Violation>& out);
+// `pod` carries the pod spec, the settings and the spec's managed resources, found once for all
+// the rules (policy/managed_pod.h).
+using RuleCheck = void (*)(const ManagedPod& pod, std::vector<Violation>& out);
 
 struct Rule {
   std::string_view name;

@@ -37,7 +37,8 @@ std::vector<Violation> Validate(const ObjectView& object, const Settings& settin
     out.push_back({kObjectShapeRule, e.path + ": " + e.problem, e.path});
   }
   for (const PodSpecView& pod : object.podSpecs) {
-    for (const Rule& rule : Rules()) rule.check(pod, settings, out);
+    const ManagedPod managed(pod, settings);
+    for (const Rule& rule : Rules()) rule.check(managed, out);
   }
   return out;
 }

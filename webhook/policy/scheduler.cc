@@ -9,8 +9,9 @@
 
 namespace gpugate::policy {
 
-void CheckScheduler(const PodSpecView& pod, const Settings& settings, std::vector<Violation>& out) {
-  Result<std::optional<SchedulerRequirement>> required = RequiredScheduler(pod, settings);
+void CheckScheduler(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
+  Result<std::optional<SchedulerRequirement>> required = RequiredScheduler(managed);
   if (!required) {
     out.push_back({kSchedulerRule, pod.path + ": " + required.error().message, pod.path});
     return;

@@ -163,7 +163,7 @@ inline ManagedResource Resource(std::string name, std::string scheduler = "") {
 inline std::vector<std::string> RunRule(RuleCheck check, std::string_view rule,
                                         const PodSpecView& pod, const Settings& settings) {
   std::vector<Violation> out;
-  check(pod, settings, out);
+  check(ManagedPod(pod, settings), out);
   std::vector<std::string> messages;
   for (const auto& v : out) {
     messages.push_back(v.rule == rule ? v.message

@@ -6,11 +6,12 @@
 
 namespace gpugate::policy {
 
-void CheckVcudaCoreShares(const PodSpecView& pod, const Settings& settings,
-                          std::vector<Violation>& out) {
+void CheckVcudaCoreShares(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
+  const Settings& settings = managed.settings();
   if (settings.Find(kVcudaCore) == nullptr) return;
   for (const ContainerView& c : pod.containers) {
-    for (const ResourceValue& v : ManagedValues(c, settings)) {
+    for (const ResourceValue& v : managed.Values(c)) {
       if (v.resource != kVcudaCore) continue;
       std::optional<Quantity> q = ValidWholeQuantity(*v.text);
       std::optional<int64_t> shares = q ? q->ToInt64() : std::nullopt;

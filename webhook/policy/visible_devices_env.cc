@@ -14,8 +14,9 @@ bool ExposesNoDevice(std::string_view value) {
 
 }  // namespace
 
-void CheckVisibleDevicesEnv(const PodSpecView& pod, const Settings& settings,
-                            std::vector<Violation>& out) {
+void CheckVisibleDevicesEnv(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
+  const Settings& settings = managed.settings();
   if (!settings.denyVisibleDevicesEnv) return;
   for (const ContainerView& c : pod.containers) {
     for (const EnvVarView& env : c.env) {

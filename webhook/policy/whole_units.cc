@@ -24,10 +24,10 @@ std::string Message(const PodSpecView& pod, const ContainerView& c, const Resour
 
 }  // namespace
 
-void CheckWholeUnits(const PodSpecView& pod, const Settings& settings,
-                     std::vector<Violation>& out) {
+void CheckWholeUnits(const ManagedPod& managed, std::vector<Violation>& out) {
+  const PodSpecView& pod = managed.spec();
   for (const ContainerView& c : pod.containers) {
-    for (const ResourceValue& v : ManagedValues(c, settings)) {
+    for (const ResourceValue& v : managed.Values(c)) {
       std::string message = Message(pod, c, v);
       if (!message.empty()) {
         out.push_back({kWholeUnitsRule, std::move(message), DescribeField(pod, c, v)});

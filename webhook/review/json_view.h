@@ -11,6 +11,8 @@
 //   FindAll(obj, keys)      Find for several keys, in one pass over a DOM object
 //   ForEachMember(obj, f)   f(key, value) in byte order of the keys, a repeated key once (last)
 //   ForEachItem(arr, f)     f(index, value) in order
+//   Size(v)                 an object's members or an array's items (a repeated key each time
+//                           on simdjson); 0 for anything else. For reserving, not for logic
 //   String(v), Bool(v)      the scalar; v must have that type
 //   NumberText(v, pointer)  the number's literal text; `pointer()` returns its RFC 6901 pointer
 //                           and is called only for numbers whose text the parser dropped
@@ -115,6 +117,8 @@ class NlohmannView {
     for (size_t i = 0; i < items.size(); ++i) f(i, &items[i]);
   }
 
+  static size_t Size(Value v) { return v->is_object() || v->is_array() ? v->size() : 0; }
+
   static std::string_view String(Value v) { return v->get_ref<const std::string&>(); }
   static bool Bool(Value v) { return v->get<bool>(); }
 
@@ -195,6 +199,7 @@ class SimdjsonView {
       return;
     }
     std::vector<std::pair<std::string_view, Value>> sorted;
+    sorted.reserve(members.size());
     for (const auto& member : members) sorted.emplace_back(member.key, member.value);
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -210,6 +215,13 @@ class SimdjsonView {
     if (array.get_array().get(items) != simdjson::SUCCESS) return;
     size_t i = 0;
     for (Value item : items) f(i++, item);
+  }
+
+  static size_t Size(Value v) {
+    simdjson::dom::object members;
+    if (v.get_object().get(members) == simdjson::SUCCESS) return members.size();
+    simdjson::dom::array items;
+    return v.get_array().get(items) == simdjson::SUCCESS ? items.size() : 0;
   }
 
   static std::string_view String(Value v) {

@@ -92,6 +92,10 @@ class SpecReader {
     return std::nullopt;
   }
 
+  // Room for a list's entries, up to 64: one allocation for a usual list, and a hostile body's
+  // huge list grows as it would have without this.
+  size_t ReserveFor(Value list) const { return std::min<size_t>(json_.Size(list), 64); }
+
   std::string_view String(Found v, std::string_view key, const FieldPath& path) {
     Found s = Typed(v, key, JsonType::kString, path);
     return s ? json_.String(*s) : std::string_view();
@@ -102,6 +106,7 @@ class SpecReader {
     std::vector<policy::ResourceEntry> out;
     list = Typed(list, key, JsonType::kObject, path);
     if (!list) return out;
+    out.reserve(ReserveFor(*list));
     json_.ForEachMember(*list, [&](std::string_view name, Value value) {
       policy::QuantityText q;
       const JsonType type = json_.Type(value);
@@ -126,6 +131,7 @@ class SpecReader {
     std::vector<policy::EnvVarView> out;
     list = Typed(list, "env", JsonType::kArray, container);
     if (!list) return out;
+    out.reserve(ReserveFor(*list));
     json_.ForEachItem(*list, [&](size_t i, Value e) {
       const FieldPath at{.parent = &container, .field = "env", .index = i};
       if (!IsObject(e, at)) return;
@@ -333,6 +339,9 @@ policy::PodSpecView ReadPodSpec(const View& json, const NodeToVisit<typename Vie
   static constexpr policy::ContainerKind kKinds[] = {policy::ContainerKind::kInit,
                                                      policy::ContainerKind::kRegular,
                                                      policy::ContainerKind::kEphemeral};
+  size_t containers = 0;  // all three lists' (Size is 0 for a field of the wrong type)
+  for (size_t k = 0; k < 3; ++k) containers += found[k] ? json.Size(*found[k]) : 0;
+  view.containers.reserve(std::min<size_t>(containers, 64));
   for (size_t k = 0; k < 3; ++k) {
     std::optional<Value> list = reader.Typed(found[k], kKeys[k], JsonType::kArray, at);
     if (!list) continue;

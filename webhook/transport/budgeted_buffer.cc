@@ -29,6 +29,11 @@ void BudgetedBuffer::Shrink() {
   Recharge();
 }
 
+void BudgetedBuffer::Free() {
+  std::string().swap(bytes_);
+  Recharge();
+}
+
 void BudgetedBuffer::Recharge() {
   const size_t capacity = bytes_.capacity();
   const size_t charge = capacity > freeBytes_ ? capacity - freeBytes_ : 0;

@@ -56,6 +56,8 @@ class BudgetedBuffer {
   void Consume(size_t n) { bytes_.erase(0, n); }
   // Drops every byte; the capacity stays.
   void Clear() { bytes_.clear(); }
+  // Drops every byte and gives back all of the capacity, and the budget it held.
+  void Free();
 
  private:
   // Settles charged_ with the capacity now.

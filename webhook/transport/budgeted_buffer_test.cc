@@ -26,7 +26,7 @@ int Receive(BudgetedBuffer& buffer, size_t n) {
 TEST(BudgetedBuffer, HoldsFromTheBudgetExactlyTheCapacityBeyondItsFreePart) {
   ByteBudget budget(64 * kKiB);
   BudgetedBuffer buffer(budget, kFree);
-  enum Op { kGrow, kReceive, kConsume, kClear, kShrink };
+  enum Op { kGrow, kReceive, kConsume, kClear, kShrink, kFreeAll };
   const struct {
     const char* step;
     Op op;
@@ -50,6 +50,11 @@ TEST(BudgetedBuffer, HoldsFromTheBudgetExactlyTheCapacityBeyondItsFreePart) {
        20 * kKiB, 4 * kKiB},
       {"shrinking gives the charge back and keeps the bytes", kShrink, 0, 0, true, kKiB, kFree, 0},
       {"cleared", kClear, 0, 0, true, 0, kFree, 0},
+      {"room for another 20 KiB request", kGrow, 20 * kKiB, 20 * kKiB, true, 0, 20 * kKiB,
+       4 * kKiB},
+      {"half of it arrives", kReceive, 10 * kKiB, 0, true, 10 * kKiB, 20 * kKiB, 4 * kKiB},
+      {"the connection closes: nothing kept, nothing held", kFreeAll, 0, 0, true, 0,
+       std::string().capacity(), 0},
   };
   for (const auto& s : steps) {
     SCOPED_TRACE(s.step);
@@ -68,6 +73,9 @@ TEST(BudgetedBuffer, HoldsFromTheBudgetExactlyTheCapacityBeyondItsFreePart) {
         break;
       case kShrink:
         buffer.Shrink();
+        break;
+      case kFreeAll:
+        buffer.Free();
         break;
     }
     EXPECT_EQ(buffer.size(), s.size);

@@ -10,7 +10,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -38,31 +37,59 @@ constexpr size_t kKeepCapacity = 32 << 10;
 // from the request-byte budget. Idle connections keep at most this much, so they hold none.
 constexpr size_t kFreeInputBytes = kReadChunk;
 
-// Owned by the registry (EventServer::conns_) from accept to Close, which deletes it; its socket
-// and TLS state go with it, in ~Conn and nowhere else.
+// Who drives a connection, without a lock and without re-arming epoll per request. Every
+// connection is registered once, at accept, edge-triggered for reading and writing; an edge is
+// reported once, to one serving thread, whoever holds the connection. Ownership lives in `sched`:
+//
+//   1. kOwned: one thread (a serving thread, or a blocking worker finishing an answer) owns the
+//      connection and is the only one to touch its non-atomic state. It is taken by the wake-up
+//      that finds kOwned clear (EventServer::Wake) and kept, unchanged, across a hand-off to a
+//      blocking worker and while the connection waits in the run queue (a yielded turn).
+//   2. kPending: an edge came. A wake-up that finds kOwned set only sets kPending and leaves.
+//   3. The owner clears kPending before each pass over the connection (acquire), so whatever
+//      arrived before the clear is seen by the pass's reads and writes, and whatever arrives
+//      after it sets kPending again.
+//   4. A pass that must wait for the peer gives the connection up with one compare-and-swap,
+//      kOwned -> 0 (release); it fails only if kPending was set meanwhile, and then the owner
+//      makes another pass. So no edge is lost: each one either finds the connection free, and
+//      its thread takes it, or finds it owned, and its owner sees kPending before letting go.
+//   5. A pass waits for the peer to send only after a read of the socket in that pass returned
+//      EAGAIN or fewer bytes than it asked for (`drained`): bytes that arrived before the pass
+//      began (their edge already spent) are never left in the socket. It waits for the peer to
+//      read only after a write returned EAGAIN, which makes the kernel report the next edge.
+//   6. Closing keeps kOwned set for good and takes the socket out of epoll (EPOLL_CTL_DEL)
+//      before closing it; the memory stays until every serving thread has gone back to
+//      epoll_wait since (EventServer::ReapClosed), so a wake-up for it already taken out of
+//      epoll finds kOwned set and leaves, and nothing else can name it.
+//
+// The atomics give ThreadSanitizer the order epoll and the CAS give the threads.
+constexpr uint8_t kOwned = 1;
+constexpr uint8_t kPending = 2;
+
+// In the registry (EventServer::conns_) from accept to Close, which frees its socket, TLS state
+// and buffers; deleted by the timekeeper once no serving thread can still name it (rule 6).
 struct EventServer::Conn {
-  // Takes `socket` and `tls` (which may be null: SSL_new failed).
+  // Takes `socket` and `tls` (which may be null: SSL_new failed). Owned by the accepting thread.
   Conn(int socket, tls::SslPtr tls, const HeadLimits& limits, ByteBudget& budget)
       : fd(socket), ssl(std::move(tls)), in(budget, kFreeInputBytes), parser(limits) {}
   ~Conn() {
     ssl.reset();
-    ::close(fd);
+    if (fd >= 0) ::close(fd);
   }
   Conn(const Conn&) = delete;
   Conn& operator=(const Conn&) = delete;
 
-  const int fd;
+  int fd;  // -1 once closed; changes only while the connection is out of the registry
   tls::SslPtr ssl;
+  std::atomic<uint8_t> sched{kOwned};  // kOwned | kPending, above
   // Read by the timekeeper under mu_, written by the owning thread.
   std::atomic<Deadline> deadline{kNoDeadline};  // of the phase
   std::atomic<uint8_t> phase{kHandshake};
-  // Handing the connection from one thread to the next goes through epoll, which orders the
-  // two but is invisible to ThreadSanitizer. The arming thread holds this across epoll_ctl and
-  // the woken thread takes it once before touching the connection: the same order, in terms
-  // the sanitizer checks, for two uncontended lock operations per turn.
-  std::mutex handoff;
   bool shut = false;  // guarded by mu_: the timekeeper shut the socket down
-  // Owned by whichever thread epoll handed the connection to.
+  // The owner's (kOwned) alone.
+  // Set by the socket's read callback (EventServer::OnSocketRead) after each read of the socket:
+  // it came back short or empty, so it left nothing behind. Cleared before each pass (rule 5).
+  bool drained = false;
   BudgetedBuffer in;  // bytes read and not yet consumed by a request
   std::string out;    // an answer not yet fully written
   size_t outOff = 0;

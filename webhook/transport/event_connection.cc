@@ -1,7 +1,6 @@
 // A connection's turn on a serving thread: the TLS handshake, reading and serving what arrived,
 // writing answers, the linger after a refusal, and giving the thread up.
 #include <openssl/err.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -51,36 +50,34 @@ void TlsShutdown(SSL* ssl) {
 
 }  // namespace
 
-void EventServer::Drive(Conn& c) {
-  { std::lock_guard handoff(c.handoff); }  // the thread that armed it is done with it
+EventServer::Step EventServer::Drive(Conn& c) {
   const uint8_t phase = c.phase.load(std::memory_order_relaxed);
   if (phase == kLinger) return Linger(c);
-  if (phase == kHandshake && Handshake(c) == Holder::kReleased) return;
-  if (!c.out.empty() && Flush(c) == Holder::kReleased) return;
-  ReadAndServe(c);
+  if (phase == kHandshake) {
+    if (Step s = Handshake(c); s != Step::kGoOn) return s;
+  }
+  if (!c.out.empty()) {
+    if (Step s = Flush(c); s != Step::kGoOn) return s;
+  }
+  return ReadAndServe(c);
 }
 
-EventServer::Holder EventServer::Handshake(Conn& c) {
+EventServer::Step EventServer::Handshake(Conn& c) {
   int rc = TlsHandshake(c.ssl.get());
   if (rc == 1) {
     SetPhase(c, kIdle);
-    return Holder::kThisThread;
+    return Step::kGoOn;
   }
   switch (SSL_get_error(c.ssl.get(), rc)) {
-    case SSL_ERROR_WANT_READ:
-      Arm(c, EPOLLIN);
-      break;
-    case SSL_ERROR_WANT_WRITE:
-      Arm(c, EPOLLOUT);
-      break;
+    case SSL_ERROR_WANT_READ:   // a read returned EAGAIN: the next bytes are an edge
+    case SSL_ERROR_WANT_WRITE:  // a write returned EAGAIN: so is the room to write
+      return Step::kWait;
     default:
-      Close(c);
-      break;  // not TLS, refused, or gone: nothing to answer
+      return Close(c);  // not TLS, refused, or gone: nothing to answer
   }
-  return Holder::kReleased;
 }
 
-EventServer::Holder EventServer::Flush(Conn& c) {
+EventServer::Step EventServer::Flush(Conn& c) {
   while (c.outOff < c.out.size()) {
     int n = TlsWrite(c.ssl.get(), std::string_view(c.out).substr(c.outOff));
     if (n > 0) {
@@ -89,42 +86,34 @@ EventServer::Holder EventServer::Flush(Conn& c) {
     }
     switch (SSL_get_error(c.ssl.get(), n)) {
       case SSL_ERROR_WANT_WRITE:
-        SetPhase(c, kWriting);
-        Arm(c, EPOLLOUT);
-        break;
       case SSL_ERROR_WANT_READ:  // the answer waits on a TLS record from the peer
         SetPhase(c, kWriting);
-        Arm(c, EPOLLIN);
-        break;
+        return Step::kWait;
       default:
-        Close(c);
-        break;  // the peer left
+        return Close(c);  // the peer left
     }
-    return Holder::kReleased;
   }
   c.out.clear();
   c.outOff = 0;
   ReleaseIfLarge(c.out);
   switch (c.afterWrite) {
     case Conn::AfterWrite::kKeepOpen:
-      return Holder::kThisThread;
+      return Step::kGoOn;
     case Conn::AfterWrite::kClose:
       TlsShutdown(c.ssl.get());
-      Close(c);
-      break;
+      return Close(c);
     case Conn::AfterWrite::kLinger:
       TlsShutdown(c.ssl.get());
-      Linger(c);
-      break;
+      return Linger(c);
   }
-  return Holder::kReleased;
+  return Close(c);  // unreachable: every AfterWrite is above
 }
 
 // A refused request's body was never read, and the peer may still be sending it: closing now
 // would make the kernel answer those bytes with a reset, which can destroy the refusal before
 // the peer reads it. So stop writing, read and discard (raw bytes: TLS is over) until the peer
 // closes, up to twice the body cap or the body deadline, then close.
-void EventServer::Linger(Conn& c) {
+EventServer::Step EventServer::Linger(Conn& c) {
   if (c.phase.load(std::memory_order_relaxed) != kLinger) {
     ::shutdown(c.fd, SHUT_WR);
     c.in.Clear();
@@ -139,35 +128,31 @@ void EventServer::Linger(Conn& c) {
       if (c.discarded > 2 * tuning_.maxBodyBytes) break;
       continue;
     }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      Arm(c, EPOLLIN);
-      return;
-    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Step::kWait;
     if (n < 0 && errno == EINTR) continue;
     break;  // the peer closed, or the socket failed
   }
-  Close(c);
+  return Close(c);
 }
 
-void EventServer::ReadAndServe(Conn& c) {
+EventServer::Step EventServer::ReadAndServe(Conn& c) {
   int answers = 0;
   int reads = 0;
   size_t bytes = 0;
   for (;;) {
-    if (ServeBuffered(c) == Holder::kReleased) return;
+    if (ServeBuffered(c) == Step::kGone) return Step::kGone;
     if (!c.out.empty()) {
-      if (Flush(c) == Holder::kReleased) return;
-      if (++answers >= kAnswersPerTurn) return Yield(c);
+      if (Step s = Flush(c); s != Step::kGoOn) return s;
+      if (++answers >= kAnswersPerTurn) return Step::kYield;
       continue;  // another whole request may be buffered
     }
-    if (answers > 0 && c.in.empty() && !SSL_has_pending(c.ssl.get())) {
-      // Just answered, and neither the buffer nor OpenSSL holds a byte of another request: a
-      // peer that waits for each answer has not sent its next one yet, so a read now would
-      // only return EAGAIN. Wait for it in epoll instead (a pipelined request already in the
-      // socket makes epoll answer at once).
+    if (answers > 0 && c.drained && c.in.empty() && !SSL_has_pending(c.ssl.get())) {
+      // Just answered; neither the buffer nor OpenSSL holds a byte of another request, and this
+      // pass's last read left the socket empty: a peer that waits for each answer has not sent
+      // its next one yet, so a read now would only return EAGAIN. Its bytes will be an edge.
       return Idle(c);
     }
-    if (reads >= kReadsPerTurn || bytes >= kBytesPerTurn) return Yield(c);
+    if (reads >= kReadsPerTurn || bytes >= kBytesPerTurn) return Step::kYield;
     // Need more bytes. A body has its room already (Frame); a head grows a chunk at a time.
     if (c.in.room() < kReadChunk && c.parser.state() == HeadParser::State::kIncomplete &&
         !GrowInput(c, c.in.size() + kReadChunk, 0)) {
@@ -182,39 +167,24 @@ void EventServer::ReadAndServe(Conn& c) {
     }
     switch (SSL_get_error(c.ssl.get(), n)) {
       case SSL_ERROR_WANT_READ:
-        if (c.in.empty()) return Idle(c);
-        Arm(c, EPOLLIN);
-        break;
+        return c.in.empty() ? Idle(c) : Step::kWait;
       case SSL_ERROR_WANT_WRITE:
-        Arm(c, EPOLLOUT);
-        break;
+        return Step::kWait;
       case SSL_ERROR_ZERO_RETURN:  // close_notify
         TlsShutdown(c.ssl.get());
-        Close(c);
-        break;
+        return Close(c);
       default:
-        Close(c);
-        break;  // reset, end of file, or a TLS error
+        return Close(c);  // reset, end of file, or a TLS error
     }
-    return;
   }
 }
 
 // Between requests: the keep-alive deadline runs, the request buffer goes back, and the next
 // request's first bytes wake the connection.
-void EventServer::Idle(Conn& c) {
+EventServer::Step EventServer::Idle(Conn& c) {
   SetPhase(c, kIdle);
   c.in.Shrink();
-  Arm(c, EPOLLIN);
-}
-
-// Gives the thread to the connections waiting behind this one. Either event fires at once if
-// there is work left (bytes in the socket, or a writable socket for requests already buffered,
-// which the next turn serves before reading), and puts the connection at the back of epoll's
-// ready list.
-void EventServer::Yield(Conn& c) {
-  ++yields_;
-  Arm(c, EPOLLIN | EPOLLOUT);
+  return Step::kWait;
 }
 
 }  // namespace gpugate::transport

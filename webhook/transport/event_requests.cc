@@ -1,8 +1,6 @@
 // A request at the front of a connection's buffer: framed (the head parser, the head check, the
 // budget for its bytes), handled, and its answer queued; answers that may block finish on the
 // blocking workers.
-#include <sys/epoll.h>
-
 #include <algorithm>
 #include <exception>
 #include <functional>
@@ -16,15 +14,15 @@
 
 namespace gpugate::transport {
 
-EventServer::Holder EventServer::ServeBuffered(Conn& c) {
-  if (c.in.empty()) return Holder::kThisThread;
+EventServer::Step EventServer::ServeBuffered(Conn& c) {
+  if (c.in.empty()) return Step::kGoOn;
   Response res;
   switch (Frame(c, res)) {
     case Next::kMoreBytes:
-      return Holder::kThisThread;
+      return Step::kGoOn;
     case Next::kRefuse:
       QueueAnswer(c, res, /*refused=*/true);
-      return Holder::kThisThread;
+      return Step::kGoOn;
     case Next::kServe:
       break;
   }
@@ -42,11 +40,11 @@ EventServer::Holder EventServer::ServeBuffered(Conn& c) {
     std::function<void(Response&)> rest = std::move(res.blocking);
     res.blocking = nullptr;
     FinishBlocking(c, std::move(rest), std::move(res));
-    return Holder::kReleased;
+    return Step::kGone;
   }
   ++requests_;
   QueueAnswer(c, res, /*refused=*/false);
-  return Holder::kThisThread;
+  return Step::kGoOn;
 }
 
 // Feeds the head parser what arrived since the last call (it never looks at a byte twice), then
@@ -86,8 +84,9 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
   return Next::kServe;
 }
 
-// On a blocking worker, which owns the connection meanwhile: nothing else touches it until it is
-// re-armed, so the request's bytes (which `rest` may view) stay put.
+// On a blocking worker, which holds the connection meanwhile (kOwned: an edge only marks it
+// pending), so the request's bytes (which `rest` may view) stay put. The worker writes the answer
+// and goes on with the connection's turn, as a serving thread would.
 void EventServer::FinishBlocking(Conn& c, std::function<void(Response&)> rest, Response res) {
   blocking_.Enqueue([this, &c, rest = std::move(rest), res = std::move(res)]() mutable {
     try {
@@ -99,7 +98,7 @@ void EventServer::FinishBlocking(Conn& c, std::function<void(Response&)> rest, R
     }
     ++requests_;
     QueueAnswer(c, res, /*refused=*/false);
-    Arm(c, EPOLLOUT);  // a serving thread writes it; `c` is not ours after this
+    Serve(c, Runner::kWorker);  // `c` is not ours after this
   });
 }
 

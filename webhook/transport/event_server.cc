@@ -50,6 +50,9 @@ EventServer::~EventServer() {
   CloseListener();
   // Run() never ran, or returned: nothing else touches them.
   for (Conn* c : conns_) delete c;
+  for (Conn* c : closed_) delete c;
+  for (Conn* c : reaping_) delete c;
+  if (kick_ >= 0) ::close(kick_);
   if (wake_ >= 0) ::close(wake_);
   if (epoll_ >= 0) ::close(epoll_);
 }
@@ -95,6 +98,7 @@ Result<int> EventServer::Listen(const HostPort& address) {
 
   epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
   wake_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  kick_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLONESHOT;
   ev.data.ptr = nullptr;  // the listener; connections carry their Conn
@@ -102,8 +106,13 @@ Result<int> EventServer::Listen(const HostPort& address) {
   epoll_event wake{};
   wake.events = EPOLLIN;
   wake.data.ptr = &wake_;
-  if (epoll_ < 0 || wake_ < 0 || ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev) != 0 ||
-      ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &wake) != 0) {
+  // Edge-triggered and never read: each write is one more edge, reported to one thread.
+  epoll_event kick{};
+  kick.events = EPOLLIN | EPOLLET;
+  kick.data.ptr = &kick_;
+  if (epoll_ < 0 || wake_ < 0 || kick_ < 0 || ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev) != 0 ||
+      ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &wake) != 0 ||
+      ::epoll_ctl(epoll_, EPOLL_CTL_ADD, kick_, &kick) != 0) {
     ::close(fd);
     return Fail(std::string("cannot set up epoll: ") + std::strerror(errno));
   }
@@ -114,8 +123,9 @@ Result<int> EventServer::Listen(const HostPort& address) {
 
 void EventServer::Run() {
   if (epoll_ < 0) return;  // Listen() failed or never ran
+  passes_ = std::make_unique<std::atomic<uint64_t>[]>(threads_);
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < threads_; ++i) threads.emplace_back([this] { Work(); });
+  for (size_t i = 0; i < threads_; ++i) threads.emplace_back([this, i] { Work(i); });
   Keep();  // returns once every connection has closed, so no blocking answer is under way
   exit_ = true;
   // Wakes every thread waiting in epoll_wait at once. Cannot fail on an eventfd written once;
@@ -135,17 +145,22 @@ void EventServer::Stop() {
   changed_.notify_all();
 }
 
-void EventServer::Work() {
+void EventServer::Work(size_t index) {
+  std::atomic<uint64_t>& passes = passes_[index];
   while (!exit_) {
+    // Whatever this thread took from epoll before is done with (event_conn.h, rule 6).
+    passes.fetch_add(1, std::memory_order_release);
+    // A connection that yielded its turn waits behind, at most, one epoll event.
+    Conn* queued = PopRunnable();
     epoll_event ev;
     // One event per wake-up: a thread blocked in a handler holds back no other connection.
-    int n = ::epoll_wait(epoll_, &ev, 1, 200);
-    if (n != 1 || ev.data.ptr == &wake_) continue;  // timeout, EINTR or woken: look at exit_
-    if (ev.data.ptr == nullptr) {
+    int n = ::epoll_wait(epoll_, &ev, 1, queued ? 0 : 200);
+    if (n == 1 && ev.data.ptr == nullptr) {
       AcceptAll();
-    } else {
-      Drive(*static_cast<Conn*>(ev.data.ptr));
-    }
+    } else if (n == 1 && ev.data.ptr != &wake_ && ev.data.ptr != &kick_) {
+      Wake(*static_cast<Conn*>(ev.data.ptr));
+    }  // else a timeout, EINTR, or woken: look at exit_ and the run queue
+    if (queued) Serve(*queued, Runner::kServingThread);
   }
 }
 
@@ -154,6 +169,7 @@ void EventServer::Keep() {
   std::unique_lock lock(mu_);
   for (;;) {
     changed_.wait_for(lock, scanInterval_);
+    ReapClosedLocked();
     const Deadline now = SteadyClock::now();
     for (Conn* c : conns_) {
       if (c->shut || now < c->deadline.load(std::memory_order_relaxed)) continue;
@@ -229,12 +245,7 @@ void EventServer::AcceptAll() {
       }
       conns_.insert(owned.get());
     }
-    Conn* c = owned.release();  // the registry's now; Close deletes it
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLONESHOT;
-    ev.data.ptr = c;
-    std::lock_guard handoff(c->handoff);
-    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);  // may be driven by another thread at once
+    Register(*owned.release());  // the registry's now; Close ends it
   }
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLONESHOT;
@@ -247,14 +258,6 @@ void EventServer::CloseListener() {
   if (epoll_ >= 0) ::epoll_ctl(epoll_, EPOLL_CTL_DEL, listen_, nullptr);
   ::close(listen_);
   listen_ = -1;
-}
-
-void EventServer::Arm(Conn& c, uint32_t events) {
-  epoll_event ev{};
-  ev.events = events | EPOLLONESHOT;
-  ev.data.ptr = &c;
-  std::lock_guard handoff(c.handoff);
-  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, c.fd, &ev);
 }
 
 // Every phase has a deadline (zero only where a test or the config turned one off), so no wait
@@ -288,18 +291,6 @@ void EventServer::SetPhase(Conn& c, Phase phase, bool restart) {
   c.phase.store(phase, std::memory_order_relaxed);
   c.deadline.store(limit.count() == 0 ? kNoDeadline : SteadyClock::now() + limit,
                    std::memory_order_relaxed);
-}
-
-void EventServer::Close(Conn& c) {
-  {
-    std::lock_guard lock(mu_);
-    conns_.erase(&c);
-    if (stopping_ && conns_.empty()) changed_.notify_all();
-  }
-  // Only now is the descriptor closed (by ~Conn, which also gives its budget back): the
-  // timekeeper never shuts down one reused since.
-  ERR_clear_error();
-  delete &c;
 }
 
 }  // namespace gpugate::transport

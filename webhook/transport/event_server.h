@@ -1,15 +1,18 @@
 // gpugate's HTTPS server: non-blocking sockets and TLS driven by one epoll instance shared by a
 // few threads, so an open connection costs memory and a descriptor, never a thread.
 //
-// Every connection is registered with EPOLLONESHOT: whichever thread epoll wakes for it owns it
-// until it re-arms it, and runs everything that connection needs in turn — the TLS handshake,
-// reading, the request handler, writing — without locks. A handler whose answer may block (a
-// quota charge waiting on the API server or a journal fsync) says so (Response::blocking): the
-// connection is handed to a worker pool that finishes the answer and re-arms it, so serving
-// threads never wait and probes are answered whatever the charges wait on. A connection gives
-// up its thread after a bounded turn (answers, TLS records or bytes read), answered or not, and
-// goes to the back of the line, so no peer holds a thread while others wait. Accepting is one
-// more one-shot event, so it never waits behind a slow peer.
+// Every connection is registered once, edge-triggered (event_conn.h states the rules): the
+// thread an edge wakes takes the connection unless another thread holds it, in which case the
+// holder sees the edge before letting go. The holder runs everything that connection needs in
+// turn — the TLS handshake, reading, the request handler, writing — without locks, and lets go
+// when it must wait for the peer, with no epoll_ctl: a kept-alive request costs an epoll_wait, a
+// read and a write. A handler whose answer may block (a quota charge waiting on the API server
+// or a journal fsync) says so (Response::blocking): the connection goes, still held, to a worker
+// pool that finishes the answer and writes it, so serving threads never wait and probes are
+// answered whatever the charges wait on. A connection gives up its thread after a bounded turn
+// (answers, TLS records or bytes read), answered or not, and goes, still held, to the back of a
+// run queue the serving threads take turns from between epoll events, so no peer holds a thread
+// while others wait. Accepting is a one-shot event, re-armed after each batch of accepts.
 //
 // Deadlines are per connection and per phase (handshake, request headers, request body, the
 // answer being made, the answer being taken, idle keep-alive, the linger after a refusal), in
@@ -26,7 +29,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -93,26 +98,36 @@ class EventServer {
     kPhases
   };
 
-  // Who holds a connection after a step of its turn. kReleased: the step closed it (deleted),
-  // re-armed it (another thread may be driving it already) or handed it to a blocking worker;
-  // the caller must not touch it again.
-  enum class [[nodiscard]] Holder : uint8_t { kThisThread, kReleased };
+  // What a step of a connection's turn left it as.
+  enum class [[nodiscard]] Step : uint8_t {
+    kGoOn,   // this thread still holds it, and the turn goes on
+    kWait,   // waiting for the peer (event_conn.h, rules 4 and 5): the holder lets go
+    kYield,  // work left but the turn used up: to the back of the run queue, still held
+    kGone,   // closed, or handed to a blocking worker: the caller touches nothing of it
+  };
+  // Who runs a turn: a serving thread, or a blocking worker (which must wake a serving thread
+  // when it queues a connection).
+  enum class Runner : uint8_t { kServingThread, kWorker };
 
-  void Work();                // one serving thread: epoll_wait and drive what it gets
-  void Keep();                // the timekeeper, on Run's thread
-  void AcceptAll();           // the listener's event
-  void Drive(Conn& c);        // the connection's event; releases c
-  Holder Handshake(Conn& c);  // kThisThread: completed
-  // Serves what c's buffer and socket hold, for one turn at most; always releases c (closes
-  // it, re-arms it, or hands it to the blocking workers).
-  void ReadAndServe(Conn& c);
-  void Yield(Conn& c);    // re-arms a connection with work left; releases c
-  void Idle(Conn& c);     // between requests: waits for the next one's bytes; releases c
-  Holder Flush(Conn& c);  // kThisThread: written, and the connection stays open
-  void Linger(Conn& c);   // after a refusal: discard what the peer still sends, then close
-  // Answers the whole request at the front of c's buffer, if there is one; kReleased: the answer
-  // was handed to the blocking workers, which re-arm the connection.
-  Holder ServeBuffered(Conn& c);
+  void Work(size_t index);  // serving thread `index`: epoll_wait, the run queue, and turns
+  void Keep();              // the timekeeper, on Run's thread
+  void AcceptAll();         // the listener's event
+  // Registers c, just accepted and held by this serving thread, with epoll for good and lets
+  // it go; the caller touches nothing of c afterwards.
+  void Register(Conn& c);
+  void Wake(Conn& c);  // an edge for c: takes c and serves it, or marks it pending
+  // Passes over c until it waits for the peer with no edge pending, yields or is gone; the
+  // caller holds c and touches nothing of it afterwards.
+  void Serve(Conn& c, Runner runner);
+  Step Drive(Conn& c);         // one pass: what c's phase, buffers and socket call for
+  Step Handshake(Conn& c);     // kGoOn: completed
+  Step ReadAndServe(Conn& c);  // serves what c's buffer and socket hold, for one turn at most
+  Step Idle(Conn& c);          // between requests: waits for the next one's bytes
+  Step Flush(Conn& c);         // kGoOn: written, and the connection stays open
+  Step Linger(Conn& c);        // after a refusal: discard what the peer still sends, then close
+  // Answers the whole request at the front of c's buffer, if there is one; kGone: the answer
+  // was handed to the blocking workers, which hold c from then on.
+  Step ServeBuffered(Conn& c);
   enum class Next { kMoreBytes, kRefuse, kServe };
   // Frames the request at the front of c's buffer; kRefuse fills `res` with the refusal.
   Next Frame(Conn& c, Response& res);
@@ -121,16 +136,22 @@ class EventServer {
   // Grows c's request buffer (BudgetedBuffer::Grow), counting a refusal for want of budget.
   bool GrowInput(Conn& c, size_t capacity, size_t requestBytes);
   static Response OverBudget();
-  // Hands c back to epoll for `events`. Another serving thread may own c the moment epoll_ctl
-  // returns: the caller touches nothing of c after this.
-  void Arm(Conn& c, uint32_t events);
+  // Puts c, still held, at the back of the run queue; a worker also wakes a serving thread.
+  void Requeue(Conn& c, Runner runner);
+  Conn* PopRunnable();  // the front of the run queue, or null
+  // Sets Conn::drained after each read of the socket (OpenSSL's BIO callback).
+  static long OnSocketRead(BIO* bio, int oper, const char* buf, size_t len, int argi, long argl,
+                           int ret, size_t* processed);
   std::chrono::milliseconds PhaseDeadline(Phase phase) const;
   // Enters `phase` and starts its deadline; staying in the same phase keeps the deadline running
   // (a phase is bounded as a whole) unless `restart`.
   void SetPhase(Conn& c, Phase phase, bool restart = false);
-  // Ends c: out of the registry, its budget given back, its TLS state and socket freed, c
-  // deleted. The caller touches nothing of c after this.
-  void Close(Conn& c);
+  // Ends c: out of the registry and epoll, its budget given back, its TLS state, buffers and
+  // socket freed; the timekeeper deletes it later (ReapClosed). The caller touches nothing of c
+  // after this.
+  Step Close(Conn& c);
+  // Deletes the connections closed before every serving thread's latest pass. Requires mu_.
+  void ReapClosedLocked();
   void CloseListener();
 
   const Tuning tuning_;
@@ -144,6 +165,14 @@ class EventServer {
   const std::chrono::milliseconds scanInterval_;
   int epoll_ = -1;
   int wake_ = -1;  // an eventfd in the epoll set, made readable to wake every serving thread
+  int kick_ = -1;  // an eventfd in the epoll set, edge-triggered: each write wakes one thread
+  // One count per serving thread, raised each time it goes back to epoll_wait (or the run
+  // queue): a connection closed before every count moved is named by no serving thread.
+  std::unique_ptr<std::atomic<uint64_t>[]> passes_;
+
+  std::mutex runMu_;               // the run queue
+  std::deque<Conn*> runnable_;     // guarded by runMu_; held connections with work left
+  std::atomic<size_t> queued_{0};  // runnable_.size(), read without the lock
 
   std::mutex listenMu_;        // the listener's descriptor: accepting, closing
   int listen_ = -1;            // guarded by listenMu_
@@ -153,6 +182,9 @@ class EventServer {
   std::condition_variable changed_;  // Stop, or the last connection closed
   std::unordered_set<Conn*> conns_;  // guarded by mu_
   bool stopping_ = false;            // guarded by mu_
+  std::vector<Conn*> closed_;        // guarded by mu_; closed, still named by some thread
+  std::vector<Conn*> reaping_;       // guarded by mu_; closed before passes_ read reapedAt_
+  std::vector<uint64_t> reapedAt_;   // guarded by mu_
 
   std::atomic<bool> draining_{false};
   std::atomic<bool> exit_{false};  // the serving threads return

@@ -2,22 +2,27 @@ package main
 
 import (
 	"fmt"
-	"path"
 	"sort"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // The managed resources of gpugate's built-in defaults (policy::Settings::DefaultResources),
-// with the scheduler each requires ("" for any). Patterns use path.Match's '*'.
-var managed = []struct{ name, scheduler string }{
-	{"nvidia.com/gpu", ""}, {"amd.com/gpu", ""}, {"tencent.com/vcuda-core", ""},
-	{"tencent.com/vcuda-memory", ""}, {"aliyun.com/gpu-mem", ""},
-	{"volcano.sh/gpu-memory", "volcano"}, {"volcano.sh/gpu-number", "volcano"},
-	{"nvidia.com/gpumem", ""}, {"nvidia.com/gpucores", ""}, {"nvidia.com/gpumem-percentage", ""},
-	{"nvidia.com/mig-*", ""}, {"volcano.sh/vgpu-*", "volcano"},
+// with the scheduler each requires ("" for any): exact names in a map, the two patterns
+// ("nvidia.com/mig-*", "volcano.sh/vgpu-*") as prefixes. A name is looked up once per
+// resource entry, so this is a map access, not a glob match against every entry.
+var managedExact = map[corev1.ResourceName]string{
+	"nvidia.com/gpu": "", "amd.com/gpu": "", "tencent.com/vcuda-core": "",
+	"tencent.com/vcuda-memory": "", "aliyun.com/gpu-mem": "",
+	"volcano.sh/gpu-memory": "volcano", "volcano.sh/gpu-number": "volcano",
+	"nvidia.com/gpumem": "", "nvidia.com/gpucores": "", "nvidia.com/gpumem-percentage": "",
+}
+
+var managedPrefixes = []struct{ prefix, scheduler string }{
+	{"nvidia.com/mig-", ""}, {"volcano.sh/vgpu-", "volcano"},
 }
 
 const (
@@ -28,8 +33,11 @@ const (
 
 // schedulerFor reports whether name is a managed resource and the scheduler it requires.
 func schedulerFor(name corev1.ResourceName) (string, bool) {
-	for _, m := range managed {
-		if ok, _ := path.Match(m.name, string(name)); ok {
+	if s, ok := managedExact[name]; ok {
+		return s, true
+	}
+	for _, m := range managedPrefixes {
+		if strings.HasPrefix(string(name), m.prefix) {
 			return m.scheduler, true
 		}
 	}
@@ -37,23 +45,28 @@ func schedulerFor(name corev1.ResourceName) (string, bool) {
 }
 
 type container struct {
-	label string
+	list  string // "initContainers", "containers" or "ephemeralContainers"
+	index int
 	c     *corev1.Container
 }
 
+// label names the container in a message; built only when there is one.
+func (c container) label() string {
+	return fmt.Sprintf("spec.%s[%d] %q", c.list, c.index, c.c.Name)
+}
+
 func containers(pod *corev1.Pod) []container {
-	var out []container
+	n := len(pod.Spec.InitContainers) + len(pod.Spec.Containers) + len(pod.Spec.EphemeralContainers)
+	out := make([]container, 0, n)
 	for i := range pod.Spec.InitContainers {
-		c := &pod.Spec.InitContainers[i]
-		out = append(out, container{fmt.Sprintf("spec.initContainers[%d] %q", i, c.Name), c})
+		out = append(out, container{"initContainers", i, &pod.Spec.InitContainers[i]})
 	}
 	for i := range pod.Spec.Containers {
-		c := &pod.Spec.Containers[i]
-		out = append(out, container{fmt.Sprintf("spec.containers[%d] %q", i, c.Name), c})
+		out = append(out, container{"containers", i, &pod.Spec.Containers[i]})
 	}
 	for i := range pod.Spec.EphemeralContainers {
 		c := corev1.Container(pod.Spec.EphemeralContainers[i].EphemeralContainerCommon)
-		out = append(out, container{fmt.Sprintf("spec.ephemeralContainers[%d] %q", i, c.Name), &c})
+		out = append(out, container{"ephemeralContainers", i, &c})
 	}
 	return out
 }
@@ -100,9 +113,9 @@ func Validate(pod *corev1.Pod) []string {
 				continue
 			}
 			if e.ValueFrom != nil {
-				out = append(out, c.label+": env "+visibleDevices+" set from valueFrom cannot be checked and bypasses the GPU device plugin")
+				out = append(out, c.label()+": env "+visibleDevices+" set from valueFrom cannot be checked and bypasses the GPU device plugin")
 			} else if e.Value != "" && e.Value != "none" && e.Value != "void" {
-				out = append(out, fmt.Sprintf("%s: env %s %q bypasses the GPU device plugin; request a managed GPU resource instead", c.label, visibleDevices, e.Value))
+				out = append(out, fmt.Sprintf("%s: env %s %q bypasses the GPU device plugin; request a managed GPU resource instead", c.label(), visibleDevices, e.Value))
 			}
 		}
 	}
@@ -110,7 +123,7 @@ func Validate(pod *corev1.Pod) []string {
 	if len(gpus) > 0 {
 		for _, c := range cs {
 			if sc := c.c.SecurityContext; sc != nil && sc.Privileged != nil && *sc.Privileged {
-				out = append(out, c.label+": privileged container in a pod that requests GPUs sees every GPU on the node")
+				out = append(out, c.label()+": privileged container in a pod that requests GPUs sees every GPU on the node")
 			}
 		}
 	}
@@ -120,7 +133,7 @@ func Validate(pod *corev1.Pod) []string {
 func quantityRules(c container) []string {
 	var out []string
 	describe := func(field string, name corev1.ResourceName, q resource.Quantity) string {
-		return fmt.Sprintf("%s: %s %s %q", c.label, name, field, q.String())
+		return fmt.Sprintf("%s: %s %s %q", c.label(), name, field, q.String())
 	}
 	for _, f := range []struct {
 		field string
