@@ -247,7 +247,10 @@ run_load() {
     python3 "$SCRIPT_DIR/summarize.py" "$csv"
   } | tee "$RESULTS/$name.txt"
   if command -v gnuplot >/dev/null; then
-    gnuplot -e "csv='$csv'; out='$RESULTS/$name.png'" "$SCRIPT_DIR/plot.gp"
+    # The plot is of one connection count: 16 when it was run, else the first one run.
+    local plot_conns=16
+    [[ " ${CONNS:-16 256} " == *" 16 "* ]] || plot_conns=${CONNS%% *}
+    gnuplot -e "csv='$csv'; out='$RESULTS/$name.png'; conns=$plot_conns" "$SCRIPT_DIR/plot.gp"
     log "wrote $csv, $RESULTS/$name.txt, $RESULTS/$name.png"
   else
     log "gnuplot missing, no plot; wrote $csv, $RESULTS/$name.txt"
