@@ -47,6 +47,26 @@ std::string Seen(GpugateServer& replica, const json& review) {
 
 std::string Ago(minutes ago) { return FormatRfc3339(std::chrono::system_clock::now() - ago); }
 
+// team-a's GPUQuota object in the stand-in API.
+constexpr char kRecord[] = "/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate";
+
+// Pod "trainer" (one GPU) admitted by `replica`, then shown by the API running since `ago`
+// before now; returns once the reconciler has recorded its start on its charge.
+void StartTrainer(StandInCluster& cluster, GpugateServer& replica, minutes ago) {
+  ASSERT_EQ(Seen(replica, Create("trainer", "uid-trainer")), "allowed");
+  json pod = GpuPod("trainer", json::array({{{"nvidia.com/gpu", "1"}}}));
+  pod["metadata"]["uid"] = "uid-trainer";
+  pod["status"] = {{"phase", "Running"}, {"startTime", Ago(ago)}};
+  cluster.api().Create(kPods, pod);
+  ASSERT_TRUE(Eventually(
+      [&] {
+        json charges = cluster.api().Get(kRecord)["status"]["charges"];
+        return charges.contains("trainer") && charges["trainer"][0].contains("started");
+      },
+      kClusterWait))
+      << cluster.api().Get(kRecord).dump();
+}
+
 // The budget refusals a replica has counted on /metrics (-1 when it cannot be read).
 int64_t BudgetRefusals(GpugateServer& replica) {
   auto metrics = replica.Client()->Get("/metrics");
@@ -65,30 +85,17 @@ TEST(ClusterBudget, AFinishedPodsUsageSpendsTheBudgetForEveryReplica) {
       "  - {pattern: team-a, period: 'rolling:3h', gpuHours: {nvidia.com/gpu: 2}, warnAt: 50}\n");
   GpugateServer& a = cluster.AddReplica();
   GpugateServer& b = cluster.AddReplica();
-  ASSERT_EQ(Seen(a, Create("trainer", "uid-trainer")), "allowed");
-  json pod = GpuPod("trainer", json::array({{{"nvidia.com/gpu", "1"}}}));
-  pod["metadata"]["uid"] = "uid-trainer";
-  pod["status"] = {{"phase", "Running"}, {"startTime", Ago(minutes(150))}};
-  cluster.api().Create(kPods, pod);
-  const std::string record = "/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate";
-  // The reconciler records its start on its charge.
-  ASSERT_TRUE(Eventually(
-      [&] {
-        json charges = cluster.api().Get(record)["status"]["charges"];
-        return charges.contains("trainer") && charges["trainer"][0].contains("started");
-      },
-      kClusterWait))
-      << cluster.api().Get(record).dump();
+  ASSERT_NO_FATAL_FAILURE(StartTrainer(cluster, a, minutes(150)));
   // It finished half an hour ago, after 2 hours: its usage goes to the book with its release.
-  pod = cluster.api().Get(std::string(kPods) + "/trainer");
+  json pod = cluster.api().Get(std::string(kPods) + "/trainer");
   pod["status"]["phase"] = "Succeeded";
   pod["status"]["containerStatuses"] = json::array(
       {{{"name", "c0"}, {"state", {{"terminated", {{"finishedAt", Ago(minutes(30))}}}}}}});
   cluster.api().Update(std::string(kPods) + "/trainer", pod);
-  ASSERT_TRUE(Eventually([&] { return cluster.api().Get(record)["status"].contains("usage"); },
+  ASSERT_TRUE(Eventually([&] { return cluster.api().Get(kRecord)["status"].contains("usage"); },
                          kClusterWait))
-      << cluster.api().Get(record).dump();
-  EXPECT_TRUE(cluster.api().Get(record)["status"]["charges"].empty());
+      << cluster.api().Get(kRecord).dump();
+  EXPECT_TRUE(cluster.api().Get(kRecord)["status"]["charges"].empty());
 
   const std::string spent =
       "exceeded GPU-hour budget: team-a, used: nvidia.com/gpu=2, limited: nvidia.com/gpu=2 "
@@ -128,8 +135,8 @@ TEST(ClusterBudget, AFinishedPodsUsageSpendsTheBudgetForEveryReplica) {
   }
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(refused.load(), kThreads * kPerThread);
-  EXPECT_TRUE(cluster.api().Get(record)["status"]["charges"].empty())
-      << cluster.api().Get(record).dump();
+  EXPECT_TRUE(cluster.api().Get(kRecord)["status"]["charges"].empty())
+      << cluster.api().Get(kRecord).dump();
   // Each refusal counted once, by the replica that gave it.
   EXPECT_EQ(BudgetRefusals(a) + BudgetRefusals(b) - before, kThreads * kPerThread);
 }
@@ -143,18 +150,7 @@ TEST(ClusterBudget, AGpuBudgetObjectAppliesBeforeTheConfigsBudget) {
       "  - {pattern: '*', period: month, gpuHours: {nvidia.com/gpu: 100}}\n");
   GpugateServer& a = cluster.AddReplica();
   GpugateServer& b = cluster.AddReplica();
-  ASSERT_EQ(Seen(a, Create("trainer", "uid-trainer")), "allowed");
-  json pod = GpuPod("trainer", json::array({{{"nvidia.com/gpu", "1"}}}));
-  pod["metadata"]["uid"] = "uid-trainer";
-  pod["status"] = {{"phase", "Running"}, {"startTime", Ago(minutes(5))}};
-  cluster.api().Create(kPods, pod);
-  const std::string record = "/apis/gpugate.io/v1alpha1/namespaces/team-a/gpuquotas/gpugate";
-  ASSERT_TRUE(Eventually(
-      [&] {
-        json charges = cluster.api().Get(record)["status"]["charges"];
-        return charges.contains("trainer") && charges["trainer"][0].contains("started");
-      },
-      kClusterWait));
+  ASSERT_NO_FATAL_FAILURE(StartTrainer(cluster, a, minutes(5)));
   // 5 GPU-minutes, well within the config's 100 GPU-hours: the next pod is admitted.
   EXPECT_EQ(Seen(b, Create("second", "uid-second")), "allowed");
 

@@ -20,48 +20,13 @@
 #include "review_builder.h"
 #include "standin_cluster.h"
 #include "test_paths.h"
+#include "usage_pods.h"
 
 namespace gpugate::testing {
 namespace {
 
 using nlohmann::json;
 using namespace std::chrono;
-
-json Pod(const std::string& ns, const std::string& name, int gpus) {
-  json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", std::to_string(gpus)}}}));
-  pod["metadata"]["namespace"] = ns;
-  pod["metadata"]["uid"] = "uid-" + name;
-  return pod;
-}
-
-void Allowed(const GpugateServer& server, const json& review) {
-  auto res = server.Client()->Post("/validate", review.dump(), "application/json");
-  ASSERT_TRUE(res && res->status == 200);
-  EXPECT_TRUE(json::parse(res->body)["response"]["allowed"].get<bool>()) << res->body;
-}
-
-// Pod `name` in `ns` holding `gpus` GPUs, admitted; with `held`, started at held->first (the
-// kubelet's status update) and deleted so that it stops counting at held->second.
-void AdmitPod(const GpugateServer& server, const std::string& ns, const std::string& name, int gpus,
-              std::optional<std::pair<sys_seconds, sys_seconds>> held) {
-  const json pod = Pod(ns, name, gpus);
-  Allowed(server, MakeReview(pod, {.ns = ns, .uid = "create-" + name}));
-  if (!held) return;
-  json running = pod;
-  running["spec"]["nodeName"] = "gpu-node-1";
-  running["status"] = {{"phase", "Running"}, {"startTime", FormatRfc3339(held->first)}};
-  json status = MakeReview(running, {.operation = "UPDATE", .ns = ns, .uid = "status-" + name});
-  status["request"]["subResource"] = "status";
-  status["request"]["oldObject"] = pod;
-  Allowed(server, status);
-  json deleting = running;
-  deleting["metadata"]["deletionTimestamp"] = FormatRfc3339(held->second - seconds(30));
-  deleting["metadata"]["deletionGracePeriodSeconds"] = 30;
-  json del = MakeReview(nullptr, {.operation = "DELETE", .ns = ns, .uid = "delete-" + name});
-  del["request"]["name"] = name;
-  del["request"]["oldObject"] = deleting;
-  Allowed(server, del);
-}
 
 constexpr char kConfig[] =
     "quota:\n"
@@ -110,9 +75,9 @@ TEST(QuotaSpend, HoldingsAndTheGpuHoursSpentBesideThem) {
   GpugateServer server({"--config", dir.File("gpugate.yaml")});
   // team-a: 2 GPUs for 2 hours (4 of its 10 GPU-hours) and a 1-GPU pod not yet started;
   // team-b: 1 GPU for 90 minutes, no budget.
-  AdmitPod(server, "team-a", "train", 2, std::pair{base - hours(3), base - hours(1)});
-  AdmitPod(server, "team-a", "queued", 1, std::nullopt);
-  AdmitPod(server, "team-b", "notebook", 1, std::pair{base - hours(2), base - minutes(30)});
+  RunUsagePod(server, "team-a", "train", 2, base - hours(3), base - hours(1));
+  AdmitUsagePod(server, "team-a", "queued", 1);
+  RunUsagePod(server, "team-b", "notebook", 1, base - hours(2), base - minutes(30));
   const std::vector<std::string> tls = {"--server",
                                         "https://127.0.0.1:" + std::to_string(server.port()),
                                         "--cacert", server.caFile()};

@@ -23,6 +23,7 @@
 #include "review_builder.h"
 #include "standin_cluster.h"
 #include "test_paths.h"
+#include "usage_pods.h"
 
 namespace gpugate::testing {
 namespace {
@@ -43,42 +44,6 @@ std::string Normalized(std::string text) {
     for (size_t at; (at = text.find(date)) != std::string::npos;) text.replace(at, 10, name);
   }
   return text;
-}
-
-json Pod(const std::string& ns, const std::string& name, int gpus) {
-  json pod = GpuPod(name, json::array({{{"nvidia.com/gpu", std::to_string(gpus)}}}));
-  pod["metadata"]["namespace"] = ns;
-  pod["metadata"]["uid"] = "uid-" + name;
-  return pod;
-}
-
-void Allowed(const GpugateServer& server, const json& review) {
-  auto res = server.Client()->Post("/validate", review.dump(), "application/json");
-  ASSERT_TRUE(res && res->status == 200);
-  EXPECT_TRUE(json::parse(res->body)["response"]["allowed"].get<bool>()) << res->body;
-}
-
-// Pod `name` in `ns` holding `gpus` GPUs: admitted, started at `from` (the kubelet's status
-// update) and deleted so that it stops counting at `to` (a DELETE of a pod whose deletion began
-// 30 s before `to`, with a 30 s grace: the API server keeps the pod until then).
-void RunPod(const GpugateServer& server, const std::string& ns, const std::string& name, int gpus,
-            sys_seconds from, sys_seconds to) {
-  const json pod = Pod(ns, name, gpus);
-  Allowed(server, MakeReview(pod, {.ns = ns, .uid = "create-" + name}));
-  json running = pod;
-  running["spec"]["nodeName"] = "gpu-node-1";
-  running["status"] = {{"phase", "Running"}, {"startTime", FormatRfc3339(from)}};
-  json status = MakeReview(running, {.operation = "UPDATE", .ns = ns, .uid = "status-" + name});
-  status["request"]["subResource"] = "status";
-  status["request"]["oldObject"] = pod;
-  Allowed(server, status);
-  json deleting = running;
-  deleting["metadata"]["deletionTimestamp"] = FormatRfc3339(to - seconds(30));
-  deleting["metadata"]["deletionGracePeriodSeconds"] = 30;
-  json del = MakeReview(nullptr, {.operation = "DELETE", .ns = ns, .uid = "delete-" + name});
-  del["request"]["name"] = name;
-  del["request"]["oldObject"] = deleting;
-  Allowed(server, del);
 }
 
 // team-a: 2 GPUs from D1 20:00 to D2 02:00 (8 GPU-hours on D1, 4 on D2); team-b: 1 GPU
@@ -146,8 +111,8 @@ TEST(UsageCli, ServerAndClusterRecordsPrintTheSameGoldenReports) {
   dir.Write("gpugate.yaml",
             "quota: {stateFile: " + dir.File("ledger.journal") + "}\nusage: {timeZone: UTC}\n");
   GpugateServer server({"--config", dir.File("gpugate.yaml")});
-  RunPod(server, "team-a", "train", 2, DayAt(-2, 20), DayAt(-1, 2));
-  RunPod(server, "team-b", "notebook", 1, DayAt(-1, 10), DayAt(-1, 11, 30));
+  RunUsagePod(server, "team-a", "train", 2, DayAt(-2, 20), DayAt(-1, 2));
+  RunUsagePod(server, "team-b", "notebook", 1, DayAt(-1, 10), DayAt(-1, 11, 30));
   const std::vector<std::string> tls = {"--server",
                                         "https://127.0.0.1:" + std::to_string(server.port()),
                                         "--cacert", server.caFile()};
