@@ -279,10 +279,15 @@ std::optional<GpuQuotaRecord> ClusterCache::Record(std::string_view ns) const {
   return *record;
 }
 
-std::optional<RecordUsage> ClusterCache::UsageRecord(std::string_view ns) const {
+std::optional<RecordUsage> ClusterCache::UsageRecord(std::string_view ns,
+                                                     std::string_view bookKnownAt) const {
   std::lock_guard lock(mu_);
   const GpuQuotaRecord* record = NewestLocked(ns);
   if (record == nullptr) return std::nullopt;
+  const std::string version = record->resourceVersion();
+  if (!version.empty() && version == bookKnownAt) {
+    return RecordUsage{record->ns, version, nlohmann::json(), record->charges, true};
+  }
   return UsageOfRecord(*record);
 }
 

@@ -68,8 +68,10 @@ class ClusterCache {
   // The namespace's record as last seen (watch or this replica's own write); nullopt if none.
   std::optional<GpuQuotaRecord> Record(std::string_view ns) const;
   // What usage reads of Record(ns) and of every namespace's record (sorted by namespace),
-  // taken under the lock without copying the objects.
-  std::optional<RecordUsage> UsageRecord(std::string_view ns) const;
+  // taken under the lock without copying the objects. UsageRecord leaves the book out (null)
+  // when the record's version is `bookKnownAt`.
+  std::optional<RecordUsage> UsageRecord(std::string_view ns,
+                                         std::string_view bookKnownAt = {}) const;
   std::vector<RecordUsage> UsageRecords() const;
   // Stores a record this replica has just written, so its next Reserve starts from it. It is
   // preferred to the watched copy until the watch delivers that same resourceVersion (or a list

@@ -376,8 +376,9 @@ Result<bool> ClusterLedger::ReleaseAt(const quota::PodRef& pod, WallClock::time_
 
 WallClock::time_point ClusterLedger::Now() const { return engine_->Now(); }
 
-std::optional<RecordUsage> ClusterLedger::RecordOf(std::string_view ns) const {
-  return engine_->cache.UsageRecord(ns);
+std::optional<RecordUsage> ClusterLedger::RecordOf(std::string_view ns,
+                                                   std::string_view bookKnownAt) const {
+  return engine_->cache.UsageRecord(ns, bookKnownAt);
 }
 
 std::vector<RecordUsage> ClusterLedger::AllRecords() const { return engine_->cache.UsageRecords(); }

@@ -126,7 +126,8 @@ class ClusterLedger : public quota::Accounting, public RecordSource {
 
   // RecordSource (cluster_usage.h): the watched records, or this replica's newer writes; no API
   // call. RecordsSynced: the GPUQuota objects have been listed.
-  std::optional<RecordUsage> RecordOf(std::string_view ns) const override;
+  std::optional<RecordUsage> RecordOf(std::string_view ns,
+                                      std::string_view bookKnownAt) const override;
   std::vector<RecordUsage> AllRecords() const override;
   bool RecordsSynced() const override;
 

@@ -48,6 +48,7 @@ std::shared_ptr<const usage::UsageBook> ClusterUsage::BookOf(const RecordUsage& 
       return known->second.book;
     }
   }
+  if (record.bookLeftOut) return nullptr;
   std::shared_ptr<const usage::UsageBook> book;
   if (record.usage.is_null()) {
     book = std::make_shared<usage::UsageBook>(zone_, options_);
@@ -81,15 +82,25 @@ std::vector<usage::Accrual> ClusterUsage::Running(const RecordUsage& record,
   return out;
 }
 
+std::string ClusterUsage::KnownVersion(std::string_view ns) const {
+  std::lock_guard lock(mu_);
+  auto known = books_.find(ns);
+  return known == books_.end() ? std::string() : known->second.version;
+}
+
 usage::BudgetCheck ClusterUsage::Check(std::string_view ns, const quota::Amounts& charge,
                                        sys_seconds now) const {
   std::optional<usage::Budget> budget = budgets_(ns);
   if (!budget) return {};
   const usage::Period period = usage::PeriodAt(budget->period, zone_, now);
-  std::optional<RecordUsage> record = source_.RecordOf(ns);
+  std::optional<RecordUsage> record = source_.RecordOf(ns, KnownVersion(ns));
   if (!record) record = RecordUsage{.ns = std::string(ns)};
   record->ns = std::string(ns);
-  const auto book = BookOf(*record);
+  auto book = BookOf(*record);
+  if (!book) {  // the book was left out, and another reader has since cached a newer one
+    record = source_.RecordOf(ns, {}).value_or(RecordUsage{.ns = std::string(ns)});
+    book = BookOf(*record);
+  }
   const std::vector<usage::Accrual> running = Running(*record, now);
   return usage::CheckBudget(*budget, ns, usage::Spent(*book, running, period.span), charge, period,
                             zone_);

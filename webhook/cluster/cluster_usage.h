@@ -35,8 +35,11 @@ namespace gpugate::cluster {
 class RecordSource {
  public:
   virtual ~RecordSource() = default;
-  // What usage reads of the namespace's record, nullopt when there is none.
-  virtual std::optional<RecordUsage> RecordOf(std::string_view ns) const = 0;
+  // What usage reads of the namespace's record, nullopt when there is none. The book
+  // (RecordUsage::usage) is left out, null, when the record's version is `bookKnownAt`: the
+  // reader holds that version's book already, and a book can be most of a megabyte.
+  virtual std::optional<RecordUsage> RecordOf(std::string_view ns,
+                                              std::string_view bookKnownAt) const = 0;
   // The same of every namespace's record.
   virtual std::vector<RecordUsage> AllRecords() const = 0;
   // True once the records have been listed: before, "none" may only mean "not seen yet".
@@ -86,7 +89,10 @@ class ClusterUsage final : public usage::UsageView {
   ClusterUsage(const RecordSource& source, usage::UsageConfig config, TimeZone zone,
                std::function<void(const std::string&)> onError);
 
-  // The record's book (an empty one when it has none or it cannot be read).
+  // The version of the book decoded for `ns` ("" when none has been).
+  std::string KnownVersion(std::string_view ns) const;
+  // The record's book (an empty one when it has none or it cannot be read); null when the
+  // record's book was left out and this version's is not cached.
   std::shared_ptr<const usage::UsageBook> BookOf(const RecordUsage& record) const;
   // The running charges' accruals over [started, now).
   std::vector<usage::Accrual> Running(const RecordUsage& record, usage::sys_seconds now) const;

@@ -18,7 +18,8 @@ constexpr int64_t kGpuHour = usage::kMilliGpuSecondsPerHour;
 
 class Records : public RecordSource {
  public:
-  std::optional<RecordUsage> RecordOf(std::string_view ns) const override {
+  std::optional<RecordUsage> RecordOf(std::string_view ns,
+                                      std::string_view /*bookKnownAt*/) const override {
     for (const GpuQuotaRecord& r : records) {
       if (r.ns == ns) return UsageOfRecord(r);
     }

@@ -82,8 +82,9 @@ struct GpuQuotaRecord {
 struct RecordUsage {
   std::string ns;
   std::string version;   // the record's resourceVersion
-  nlohmann::json usage;  // status.usage as stored; null when absent
+  nlohmann::json usage;  // status.usage as stored; null when absent or left out
   ChargeMap charges;
+  bool bookLeftOut = false;  // `usage` was left out: the reader holds this version's book
 };
 RecordUsage UsageOfRecord(const GpuQuotaRecord& record);
 
