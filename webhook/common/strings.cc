@@ -1,17 +1,44 @@
 #include "common/strings.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace gpugate {
+
+namespace {
+
+// Whether any of the 8 bytes of `w` is one JSON must escape: a control character (below 0x20),
+// '"' or '\\'. Exact: the bit tricks can only err after a byte that really matches.
+bool AnyToEscape(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101, kHigh = 0x8080808080808080;
+  const auto below = [](uint64_t x, uint64_t n) { return (x - kOnes * n) & ~x & kHigh; };
+  return (below(w, 0x20) | below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1)) != 0;
+}
+
+bool ToEscape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+// The position of the first character at or after `from` that JSON must escape, or s.size().
+// Eight bytes at a time: most strings have nothing to escape.
+size_t NextToEscape(std::string_view s, size_t from) {
+  size_t i = from;
+  for (uint64_t w; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if (AnyToEscape(w)) break;
+  }
+  while (i < s.size() && !ToEscape(static_cast<unsigned char>(s[i]))) ++i;
+  return i;
+}
+
+}  // namespace
 
 void AppendJsonString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  // Plain characters go out in runs, one append each: most strings have nothing to escape.
+  out += '"';
   size_t plain = 0;  // the first character not yet appended
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+  for (size_t i = NextToEscape(s, 0); i < s.size(); i = NextToEscape(s, plain)) {
     out.append(s.data() + plain, i - plain);
     plain = i + 1;
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"':
         out += "\\\"";
@@ -35,13 +62,12 @@ void AppendJsonString(std::string& out, std::string_view s) {
         out += "\\f";
         break;
       default:
-        out += "\\u00";
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 0xF]);
+        const char hex[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+        out.append(hex, sizeof hex);
     }
   }
   out.append(s.data() + plain, s.size() - plain);
-  out.push_back('"');
+  out += '"';
 }
 
 std::string JsonQuote(std::string_view s) {

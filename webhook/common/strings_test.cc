@@ -20,6 +20,30 @@ TEST(JsonQuote, EscapesControlAndQuotes) {
   for (const auto& c : cases) EXPECT_EQ(JsonQuote(c.in), c.want) << c.in;
 }
 
+// Strings are scanned eight bytes at a time: every character that needs escaping, and bytes
+// either side of the classes' edges, at every position across two words and a tail.
+TEST(JsonQuote, FindsWhatToEscapeAtEveryPosition) {
+  const std::string want[] = {"\\\"", "\\\\", "\\n", "\\u0000", "\\u001f", "\\u0001"};
+  const char needs[] = {'"', '\\', '\n', '\0', '\x1f', '\x01'};
+  const char plain[] = {' ', '!', '#', '[', ']', '\x7f', '\x80', '\xff', '\xa2', '\xdc'};
+  for (size_t len = 1; len <= 19; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (size_t k = 0; k < sizeof needs; ++k) {
+        std::string in(len, 'a');
+        in[at] = needs[k];
+        EXPECT_EQ(JsonQuote(in),
+                  "\"" + std::string(at, 'a') + want[k] + std::string(len - at - 1, 'a') + "\"")
+            << "length " << len << ", at " << at << ", character " << int(needs[k]);
+      }
+      for (char c : plain) {
+        std::string in(len, 'a');
+        in[at] = c;
+        EXPECT_EQ(JsonQuote(in), "\"" + in + "\"") << "length " << len << ", at " << at;
+      }
+    }
+  }
+}
+
 TEST(QueryEscape, KeepsOnlyUnreservedCharacters) {
   struct Case {
     std::string in, want;
