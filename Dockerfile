@@ -21,7 +21,7 @@ RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_TESTS=OFF \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libcpp-httplib0.11 libsimdjson14 libssl3 libspdlog1.10 libyaml-cpp0.7 \
+      libcpp-httplib0.11 libsimdjson14 libssl3 libyaml-cpp0.7 \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
 COPY --from=build /src/build/webhook/gpugate /usr/local/bin/gpugate

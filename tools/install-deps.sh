@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libspdlog-dev libyaml-cpp-dev
+  libcpp-httplib-dev libssl-dev nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openssl ca-certificates curl
   tzdata  # /usr/share/zoneinfo: budget periods in local time (common/time_zone.h, and its tests)

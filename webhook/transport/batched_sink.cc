@@ -16,25 +16,30 @@ BatchedSink::~BatchedSink() {
   }
   timerWake_.notify_all();
   if (timer_.joinable()) timer_.join();
-  flush();
+  Flush();
 }
 
 BatchedSink::Stats BatchedSink::stats() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(mu_);
   return stats_;
 }
 
-void BatchedSink::sink_it_(const spdlog::details::log_msg& msg) {
-  spdlog::memory_buf_t line;
-  formatter_->format(msg, line);
+void BatchedSink::Add(std::string_view line, bool flushNow) {
+  std::lock_guard lock(mu_);
   ++stats_.lines;
-  if (buffer_.size() + line.size() > options_.bufferBytes) flush_();
+  if (buffer_.size() + line.size() > options_.bufferBytes) FlushLocked();
   if (line.size() > options_.bufferBytes) return WriteLocked(line.data(), line.size(), 1);
-  buffer_.append(line.data(), line.size());
+  buffer_.append(line);
   ++bufferedLines_;
+  if (flushNow) FlushLocked();
 }
 
-void BatchedSink::flush_() {
+void BatchedSink::Flush() {
+  std::lock_guard lock(mu_);
+  FlushLocked();
+}
+
+void BatchedSink::FlushLocked() {
   if (buffer_.empty()) return;
   WriteLocked(buffer_.data(), buffer_.size(), bufferedLines_);
   buffer_.clear();
@@ -60,7 +65,7 @@ void BatchedSink::TimerLoop() {
   std::unique_lock lock(timerMu_);
   while (!timerWake_.wait_for(lock, options_.flushEvery, [this] { return stopping_; })) {
     lock.unlock();
-    flush();
+    Flush();
     lock.lock();
   }
 }

@@ -1,19 +1,18 @@
-// A spdlog sink that writes log lines to a file descriptor many at a time instead of one
-// write(2) each. Lines gather in a buffer of at most `bufferBytes`; the buffer goes out in one
-// write (more only when the kernel takes part of it) when the next line would not fit, when
-// spdlog flushes (a line at the logger's flush_on level, Flush), every `flushEvery` on the sink's
-// own timer thread, and when the sink is destroyed.
+// Writes log lines to a file descriptor many at a time instead of one write(2) each. Lines
+// gather in a buffer of at most `bufferBytes`; the buffer goes out in one write (more only when
+// the kernel takes part of it) when the next line would not fit, when a line asks for it (a
+// warning or an error goes out at once, with what is before it), on Flush, every `flushEvery` on
+// the sink's own timer thread, and when the sink is destroyed.
 //
-// No line is dropped for want of room: a logger that finds the buffer full writes it out itself,
-// and waits for that write (what every line cost before). A line longer than the buffer goes out
-// whole, on its own. Lines are lost only when the descriptor refuses them (closed, a full disk):
-// those are counted in Stats::droppedLines.
+// No line is dropped for want of room: a caller that finds the buffer full writes it out itself,
+// and waits for that write (what every line cost before batching). A line longer than the buffer
+// goes out whole, on its own. Lines are lost only when the descriptor refuses them (closed, a
+// full disk): those are counted in Stats::droppedLines.
 //
-// Thread-safe: spdlog's base_sink holds mutex_ around sink_it_ and flush_. The timer thread
-// inherits the signal mask of the thread that constructs the sink.
+// Thread-safe: one mutex guards the buffer and the counters. The timer thread inherits the
+// signal mask of the thread that constructs the sink.
 #pragma once
 
-#include <spdlog/sinks/base_sink.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -21,11 +20,12 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace gpugate::transport {
 
-class BatchedSink final : public spdlog::sinks::base_sink<std::mutex> {
+class BatchedSink {
  public:
   struct Options {
     int fd = STDERR_FILENO;  // not owned
@@ -42,24 +42,30 @@ class BatchedSink final : public spdlog::sinks::base_sink<std::mutex> {
 
   explicit BatchedSink(Options options);
   // Stops the timer thread, then writes out what is buffered.
-  ~BatchedSink() override;
+  ~BatchedSink();
+  BatchedSink(const BatchedSink&) = delete;
+  BatchedSink& operator=(const BatchedSink&) = delete;
 
+  // Adds one whole line, its newline included. With `flushNow`, the buffer, this line last, is
+  // written before Add returns.
+  void Add(std::string_view line, bool flushNow);
+  // Writes out every line added so far.
+  void Flush();
   Stats stats();
 
- protected:
-  void sink_it_(const spdlog::details::log_msg& msg) override;
-  void flush_() override;
-
  private:
+  // Writes the buffer out, if it holds anything. Requires mu_ held.
+  void FlushLocked();
   // Writes `data` (holding `lines` lines) out whole, or counts its lines as dropped. Requires
-  // mutex_ held.
+  // mu_ held.
   void WriteLocked(const char* data, size_t size, uint64_t lines);
   void TimerLoop();
 
   const Options options_;
-  std::string buffer_;          // guarded by mutex_; never longer than options_.bufferBytes
-  uint64_t bufferedLines_ = 0;  // guarded by mutex_
-  Stats stats_;                 // guarded by mutex_
+  std::mutex mu_;
+  std::string buffer_;          // guarded by mu_; never longer than options_.bufferBytes
+  uint64_t bufferedLines_ = 0;  // guarded by mu_
+  Stats stats_;                 // guarded by mu_
 
   std::mutex timerMu_;
   std::condition_variable timerWake_;

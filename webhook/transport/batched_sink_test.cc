@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
-#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <memory>
@@ -38,12 +37,6 @@ class Pipe {
   int fds_[2] = {-1, -1};
 };
 
-std::shared_ptr<spdlog::logger> LoggerOn(std::shared_ptr<BatchedSink> sink) {
-  auto logger = std::make_shared<spdlog::logger>("test", std::move(sink));
-  logger->set_pattern("%v");
-  return logger;
-}
-
 // "line 0\nline 1\n..." for `n` lines.
 std::string Lines(int n) {
   std::string out;
@@ -55,13 +48,12 @@ TEST(BatchedSink, AFullBufferGoesOutWholeAndNoLineIsLost) {
   Pipe pipe;
   auto sink = std::make_shared<BatchedSink>(BatchedSink::Options{
       .fd = pipe.writeEnd(), .bufferBytes = 100, .flushEvery = std::chrono::milliseconds(0)});
-  auto logger = LoggerOn(sink);
-  for (int i = 0; i < 100; ++i) logger->info("line {}", i);
+  for (int i = 0; i < 100; ++i) sink->Add("line " + std::to_string(i) + "\n", false);
   // The lines not yet written are those of the last, partly filled buffer.
   std::string before = pipe.Drain();
   EXPECT_EQ(before, Lines(100).substr(0, before.size()));
   EXPECT_LT(before.size(), Lines(100).size());
-  logger->flush();
+  sink->Flush();
   EXPECT_EQ(before + pipe.Drain(), Lines(100));
   const BatchedSink::Stats s = sink->stats();
   EXPECT_EQ(s.lines, 100u);
@@ -75,13 +67,23 @@ TEST(BatchedSink, ALineLongerThanTheBufferGoesOutWholeAfterThoseBeforeIt) {
   Pipe pipe;
   auto sink = std::make_shared<BatchedSink>(BatchedSink::Options{
       .fd = pipe.writeEnd(), .bufferBytes = 16, .flushEvery = std::chrono::milliseconds(0)});
-  auto logger = LoggerOn(sink);
-  logger->info("short");
-  logger->info("{}", std::string(40, 'x'));
-  logger->info("after");
-  logger->flush();
+  sink->Add("short\n", false);
+  sink->Add(std::string(40, 'x') + "\n", false);
+  sink->Add("after\n", false);
+  sink->Flush();
   EXPECT_EQ(pipe.Drain(), "short\n" + std::string(40, 'x') + "\nafter\n");
   EXPECT_EQ(sink->stats().writes, 3u);
+}
+
+TEST(BatchedSink, ALineThatAsksGoesOutAtOnceWithThoseBeforeIt) {
+  Pipe pipe;
+  auto sink = std::make_shared<BatchedSink>(BatchedSink::Options{
+      .fd = pipe.writeEnd(), .bufferBytes = 4096, .flushEvery = std::chrono::hours(1)});
+  sink->Add("info\n", false);
+  EXPECT_EQ(pipe.Drain(), "");
+  sink->Add("warning\n", true);
+  EXPECT_EQ(pipe.Drain(), "info\nwarning\n");
+  EXPECT_EQ(sink->stats().writes, 1u);
 }
 
 TEST(BatchedSink, DestroyingTheSinkWritesWhatIsBuffered) {
@@ -89,8 +91,7 @@ TEST(BatchedSink, DestroyingTheSinkWritesWhatIsBuffered) {
   {
     auto sink = std::make_shared<BatchedSink>(BatchedSink::Options{
         .fd = pipe.writeEnd(), .bufferBytes = 4096, .flushEvery = std::chrono::hours(1)});
-    auto logger = LoggerOn(sink);
-    for (int i = 0; i < 10; ++i) logger->info("line {}", i);
+    for (int i = 0; i < 10; ++i) sink->Add("line " + std::to_string(i) + "\n", false);
     EXPECT_EQ(pipe.Drain(), "");
   }
   EXPECT_EQ(pipe.Drain(), Lines(10));
@@ -100,8 +101,7 @@ TEST(BatchedSink, TheTimerWritesLinesOut) {
   Pipe pipe;
   auto sink = std::make_shared<BatchedSink>(BatchedSink::Options{
       .fd = pipe.writeEnd(), .bufferBytes = 4096, .flushEvery = std::chrono::milliseconds(1)});
-  auto logger = LoggerOn(sink);
-  logger->info("line 0");
+  sink->Add("line 0\n", false);
   // Nothing flushes but the timer; the wait is a bound for a stuck test, not a measurement.
   EXPECT_EQ(pipe.Drain(/*timeoutMs=*/10'000), Lines(1));
 }
@@ -111,9 +111,8 @@ TEST(BatchedSink, LinesTheDescriptorRefusesAreCounted) {
   ASSERT_GE(readOnly, 0);
   auto sink = std::make_shared<BatchedSink>(BatchedSink::Options{
       .fd = readOnly, .bufferBytes = 4096, .flushEvery = std::chrono::milliseconds(0)});
-  auto logger = LoggerOn(sink);
-  for (int i = 0; i < 3; ++i) logger->info("line {}", i);
-  logger->flush();
+  for (int i = 0; i < 3; ++i) sink->Add("line " + std::to_string(i) + "\n", false);
+  sink->Flush();
   EXPECT_EQ(sink->stats().droppedLines, 3u);
   EXPECT_EQ(sink->stats().lines, 3u);
   close(readOnly);

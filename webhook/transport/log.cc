@@ -1,7 +1,10 @@
 #include "transport/log.h"
 
-#include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <ctime>
 #include <memory>
 
 #include "common/strings.h"
@@ -10,28 +13,67 @@
 namespace gpugate::transport {
 namespace {
 
-// The JSON logger's sink, for its counters; set once by InitJsonLogging.
-std::shared_ptr<BatchedSink>& JsonSink() {
-  static std::shared_ptr<BatchedSink> sink;
+// The JSON log's sink; set once by InitJsonLogging, before other threads log.
+std::unique_ptr<BatchedSink>& JsonSink() {
+  static std::unique_ptr<BatchedSink> sink;
   return sink;
+}
+
+enum class Level { kInfo, kWarn, kError };
+
+// RFC 3339 in UTC with microseconds, "2026-11-28T03:04:05.123456Z", appended to `out`. The part
+// to the second is formatted once a second per thread.
+void AppendUtcNow(std::string& out) {
+  const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const int64_t seconds = micros / 1'000'000;
+  thread_local int64_t formattedSecond = -1;
+  thread_local char toTheSecond[24];  // "2026-11-28T03:04:05"
+  if (seconds != formattedSecond) {
+    const time_t t = static_cast<time_t>(seconds);
+    tm utc{};
+    gmtime_r(&t, &utc);
+    strftime(toTheSecond, sizeof toTheSecond, "%Y-%m-%dT%H:%M:%S", &utc);
+    formattedSecond = seconds;
+  }
+  out += toTheSecond;
+  char fraction[9] = {'.', 0, 0, 0, 0, 0, 0, 'Z', 0};
+  for (int i = 6, rest = static_cast<int>(micros % 1'000'000); i >= 1; --i, rest /= 10) {
+    fraction[i] = static_cast<char>('0' + rest % 10);
+  }
+  out.append(fraction, 8);
+}
+
+// Writes one line: {"time":...,"level":...,<members>}. Before InitJsonLogging (the CLI's
+// commands) it goes to stderr at once; after, through the batched sink, warnings and errors
+// at once with what is before them.
+void Emit(Level level, std::string_view members) {
+  thread_local std::string line;
+  line.clear();
+  line += R"({"time":")";
+  AppendUtcNow(line);
+  line += level == Level::kInfo   ? R"(","level":"info",)"
+          : level == Level::kWarn ? R"(","level":"warning",)"
+                                  : R"(","level":"error",)";
+  line += members;
+  line += "}\n";
+  if (BatchedSink* sink = JsonSink().get()) return sink->Add(line, level != Level::kInfo);
+  for (std::string_view rest = line; !rest.empty();) {
+    ssize_t n = ::write(STDERR_FILENO, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
 }
 
 }  // namespace
 
-void InitJsonLogging() {
-  auto sink = std::make_shared<BatchedSink>(BatchedSink::Options{});
-  auto logger = std::make_shared<spdlog::logger>("gpugate", sink);
-  // spdlog supplies time and level; LogLine supplies the remaining members, already escaped.
-  logger->set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l",%v})",
-                      spdlog::pattern_time_type::utc);
-  // A warning may come just before the process ends abnormally: it goes out at once.
-  logger->flush_on(spdlog::level::warn);
-  spdlog::set_default_logger(std::move(logger));
-  JsonSink() = std::move(sink);
+void InitJsonLogging() { JsonSink() = std::make_unique<BatchedSink>(BatchedSink::Options{}); }
+
+void FlushLogs() {
+  if (BatchedSink* sink = JsonSink().get()) sink->Flush();
 }
-
-void FlushLogs() { spdlog::default_logger_raw()->flush(); }
-
 std::string RenderLogMetrics() {
   const BatchedSink::Stats s = JsonSink() ? JsonSink()->stats() : BatchedSink::Stats{};
   return "# HELP gpugate_log_lines_total Log lines written or dropped.\n"
@@ -51,35 +93,37 @@ std::string RenderLogMetrics() {
 }
 
 LogLine::LogLine(std::string_view msg) {
+  body_.reserve(kReserve);
   body_ += R"("msg":)";
   AppendJsonString(body_, msg);
 }
 
 LogLine& LogLine::Str(std::string_view key, std::string_view value) {
-  body_ += ',';
-  AppendJsonString(body_, key);
-  body_ += ':';
+  AppendKey(key);
   AppendJsonString(body_, value);
   return *this;
 }
 
 LogLine& LogLine::Int(std::string_view key, int64_t value) {
-  body_ += ',';
-  AppendJsonString(body_, key);
-  body_ += ':';
+  AppendKey(key);
   body_ += std::to_string(value);
   return *this;
 }
 
 LogLine& LogLine::Bool(std::string_view key, bool value) {
-  body_ += ',';
-  AppendJsonString(body_, key);
-  body_ += value ? ":true" : ":false";
+  AppendKey(key);
+  body_ += value ? "true" : "false";
   return *this;
 }
 
-void LogLine::Info() { spdlog::default_logger_raw()->log(spdlog::level::info, body_); }
-void LogLine::Warn() { spdlog::default_logger_raw()->log(spdlog::level::warn, body_); }
-void LogLine::Error() { spdlog::default_logger_raw()->log(spdlog::level::err, body_); }
+void LogLine::AppendKey(std::string_view key) {
+  body_ += ",\"";
+  body_ += key;
+  body_ += "\":";
+}
+
+void LogLine::Info() { Emit(Level::kInfo, body_); }
+void LogLine::Warn() { Emit(Level::kWarn, body_); }
+void LogLine::Error() { Emit(Level::kError, body_); }
 
 }  // namespace gpugate::transport

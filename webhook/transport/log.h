@@ -1,5 +1,5 @@
-// Structured logs: one JSON object per line on stderr, through spdlog. Build a line with
-// LogLine("decision").Str("uid", ...).Int("micros", ...).Info().
+// Structured logs: one JSON object per line on stderr, {"time":...,"level":...,"msg":...,...}.
+// Build a line with LogLine("decision").Str("uid", ...).Int("micros", ...).Info().
 #pragma once
 
 #include <cstdint>
@@ -8,10 +8,11 @@
 
 namespace gpugate::transport {
 
-// Installs the JSON-lines logger as spdlog's default. Call once at start-up, with the signals
-// the process waits for already blocked (it starts a thread). Lines go out in batches
-// (transport/batched_sink.h): warnings and errors at once with what is before them, info lines
-// within 50 ms, and every line by FlushLogs or the process's normal exit.
+// Sends lines to stderr in batches from now on (transport/batched_sink.h): warnings and errors at
+// once with what is before them, info lines within 50 ms, and every line by FlushLogs or the
+// process's normal exit. Call once at start-up, before other threads log, with the signals the
+// process waits for already blocked (it starts a thread). Before it, each line is written to
+// stderr at once.
 void InitJsonLogging();
 
 // Writes out every line logged so far. Thread-safe.
@@ -21,6 +22,7 @@ void FlushLogs();
 // gpugate_log_writes_total, gpugate_log_lines_dropped_total); zeros before InitJsonLogging.
 std::string RenderLogMetrics();
 
+// Keys are the program's own identifiers, written as they are; values are escaped.
 class LogLine {
  public:
   explicit LogLine(std::string_view msg);
@@ -32,6 +34,9 @@ class LogLine {
   void Error();
 
  private:
+  static constexpr size_t kReserve = 512;  // a decision's line, with room: one allocation
+  void AppendKey(std::string_view key);
+
   std::string body_;  // JSON members without the enclosing braces
 };
 
