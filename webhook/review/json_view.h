@@ -198,13 +198,31 @@ class SimdjsonView {
       for (const auto& member : members) f(member.key, member.value);
       return;
     }
-    std::vector<std::pair<std::string_view, Value>> sorted;
-    sorted.reserve(members.size());
-    for (const auto& member : members) sorted.emplace_back(member.key, member.value);
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t i = 0; i < sorted.size(); ++i) {
-      if (i + 1 < sorted.size() && sorted[i + 1].first == sorted[i].first) continue;
+    using Member = std::pair<std::string_view, Value>;
+    const auto byKey = [](const Member& a, const Member& b) { return a.first < b.first; };
+    // A small object (a container's resources, a pod's few annotations) sorts on the stack, by
+    // insertion: stable, and no allocation.
+    std::array<Member, kSortOnStack> small;
+    std::vector<Member> large;
+    Member* sorted = small.data();
+    size_t n = 0;
+    if (members.size() > kSortOnStack) {
+      large.reserve(members.size());
+      for (const auto& member : members) large.emplace_back(member.key, member.value);
+      std::stable_sort(large.begin(), large.end(), byKey);
+      sorted = large.data();
+      n = large.size();
+    } else {
+      for (const auto& member : members) {
+        size_t at = n++;
+        for (; at > 0 && byKey({member.key, member.value}, sorted[at - 1]); --at) {
+          sorted[at] = sorted[at - 1];
+        }
+        sorted[at] = {member.key, member.value};
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 1 < n && sorted[i + 1].first == sorted[i].first) continue;  // the last one wins
       f(sorted[i].first, sorted[i].second);
     }
   }
@@ -255,6 +273,8 @@ class SimdjsonView {
   }
 
  private:
+  static constexpr size_t kSortOnStack = 16;
+
   static bool KeysAscending(simdjson::dom::object members) {
     std::optional<std::string_view> previous;
     for (const auto& member : members) {
