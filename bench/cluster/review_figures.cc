@@ -39,15 +39,16 @@ double Percentile(std::vector<double> values, double q) {
 }
 
 void PrintHeader() {
-  printf("%-8s %-18s %9s %10s %10s %10s %10s %9s %9s %6s %6s\n", "round", "case", "req/s",
-         "cpu_us/req", "handoff/r", "vcsw/req", "writes/req", "p50_us", "p99_us", "oth%", "wrong");
+  printf("%-8s %-18s %9s %10s %10s %10s %10s %9s %9s %6s %6s %6s\n", "round", "case", "req/s",
+         "cpu_us/req", "handoff/r", "vcsw/req", "writes/req", "p50_us", "p99_us", "oth%", "wrong",
+         "conns");
 }
 
 void PrintRow(const std::string& round, const std::string& name, const Figures& f) {
-  printf("%-8s %-18s %9.0f %10.1f %10.3f %10.3f %10.3f %9.0f %9.0f %6.1f %6d\n", round.c_str(),
+  printf("%-8s %-18s %9.0f %10.1f %10.3f %10.3f %10.3f %9.0f %9.0f %6.1f %6d %6d\n", round.c_str(),
          name.c_str(), f.requestsPerSecond, f.cpuMicrosPerRequest, f.handoffsPerRequest,
          f.switchesPerRequest, f.apiWritesPerRequest, f.p50Micros, f.p99Micros, f.otherPercent,
-         f.wrongAnswers);
+         f.wrongAnswers, f.connectionsOpened);
   fflush(stdout);
 }
 

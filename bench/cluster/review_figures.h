@@ -16,8 +16,9 @@ struct Figures {
   double switchesPerRequest = 0;   // the replica's voluntary context switches per request
   double apiWritesPerRequest = 0;  // PUTs and POSTs the API server received per request
   double p50Micros = 0, p99Micros = 0;
-  double otherPercent = 0;  // % of all cores other processes took during the case
-  int wrongAnswers = 0;     // no answer, not 200, not allowed, or a patch where none belongs
+  double otherPercent = 0;    // % of all cores other processes took during the case
+  int wrongAnswers = 0;       // no answer, not 200, not allowed, or a patch where none belongs
+  int connectionsOpened = 0;  // by the clients during the case (their TLS handshakes included)
 };
 
 // The value at quantile `q` (0..1) of `values`, nearest rank; 0 when empty.
