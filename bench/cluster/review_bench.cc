@@ -29,7 +29,8 @@
 // Environment: ROUNDS (3), REQUESTS per uncharged case (4000), CHARGES per charged case (1000),
 // CONNS (8), WRITE_LATENCY_MS ("0 5"), PER_NAMESPACE (50), SERVER_CPU (0), CLIENT_CPU (1): the
 // replica's threads and this process's (client and stand-in) are bound to those CPUs; CASES
-// ("validate-update mutate-update") runs only those, e.g. under `perf record -p`.
+// ("validate-update mutate-update") runs only those, e.g. under `perf record -p`; DUMP_BODIES=dir
+// writes each case's first body there and measures nothing.
 #include <httplib.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -295,6 +296,14 @@ std::vector<std::unique_ptr<httplib::SSLClient>> Connect(const Replica& replica,
   return clients;
 }
 
+// Writes each case's first body to dir/<case>.json, for measuring one review alone (e.g.
+// tests/budget's gpugate_review_cost under callgrind).
+int DumpBodies(const std::vector<Case>& cases, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  for (const Case& c : cases) std::ofstream(dir + "/" + c.name + ".json") << c.bodies.front();
+  return 0;
+}
+
 int Main(const std::string& gpugate, const std::string& reviewFile) {
   const Settings s = FromEnvironment();
   Pin(s.clientCpu);  // before any thread starts: the stand-in's and the client's inherit it
@@ -302,6 +311,7 @@ int Main(const std::string& gpugate, const std::string& reviewFile) {
   const json review = json::parse(in, nullptr, /*allow_exceptions=*/false);
   Require(review.is_object() && review.contains("request"), reviewFile + ": not a review");
   const std::vector<std::vector<Case>> rounds = Rounds(review, s);
+  if (const char* out = getenv("DUMP_BODIES"); out && *out) return DumpBodies(rounds[0], out);
 
   WorkDir dir;
   auto made = MakeCertificates(gpugate, dir.path);
