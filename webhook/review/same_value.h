@@ -57,18 +57,20 @@ policy::QuantityText QuantityOf(const View& json, typename View::Value v, std::s
 
 }  // namespace same_value_detail
 
-// `a` and `b` as the same JSON value (see above); `quantities`: they are the members of a
-// quantity map, compared as quantities. `json` must have no raw-text finder (numbers compare by
-// their parsed value).
+// `a` and `b` as the same JSON value (see above); `quantityMap`: they are the value of a
+// `limits`, `requests` or `overhead` member, whose own members compare as quantities. `json`
+// must have no raw-text finder (numbers compare by their parsed value).
 template <typename View>
 bool SameValue(const View& json, typename View::Value a, typename View::Value b,
-               bool quantities = false) {
+               bool quantityMap = false) {
   using namespace same_value_detail;
   using Value = typename View::Value;
-  if (quantities) {
-    std::string ta, tb;
-    return policy::SameQuantity(QuantityOf(json, a, ta), QuantityOf(json, b, tb));
-  }
+  // A member's value: a quantity in a quantity map, any JSON value elsewhere.
+  auto sameMember = [&](std::string_view key, Value x, Value y) {
+    if (!quantityMap) return SameValue(json, x, y, IsQuantityMap(key));
+    std::string tx, ty;
+    return policy::SameQuantity(QuantityOf(json, x, tx), QuantityOf(json, y, ty));
+  };
   const JsonType type = json.Type(a);
   if (type != json.Type(b)) return false;
   switch (type) {
@@ -99,7 +101,7 @@ bool SameValue(const View& json, typename View::Value a, typename View::Value b,
       // ForEachMember visits both in key order, each key once.
       json.ForEachMember(b, [&](std::string_view k, Value v) {
         same = same && n < members.size() && members[n].first == k &&
-               SameValue(json, members[n].second, v, IsQuantityMap(k));
+               sameMember(k, members[n].second, v);
         ++n;
       });
       return same && n == members.size();
