@@ -6,6 +6,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "review/admission_review.h"
 
@@ -52,6 +54,11 @@ std::string UpdateReview(const json& before, const json& after, const std::strin
 
 json& Container(json& pod) { return pod["spec"]["containers"][0]; }
 
+// Both decoders: simdjson's, and nlohmann's (for bodies with integers beyond 64 bits).
+using Decoder = Result<AdmissionRequest> (*)(std::string_view);
+constexpr std::pair<const char*, Decoder> kDecoders[] = {{"simdjson", DecodeReview},
+                                                         {"nlohmann", DecodeReviewWithNlohmann}};
+
 struct Row {
   const char* name;
   std::function<void(json&)> change;  // applied to the new object
@@ -88,13 +95,15 @@ TEST(SamePodSpecs, ComparesTheSpecsByValue) {
        },
        false},
   };
-  for (const Row& row : rows) {
-    const json before = TrainingPod();
-    json after = before;
-    row.change(after);
-    auto request = DecodeReview(UpdateReview(before, after, "pods"));
-    ASSERT_TRUE(request.has_value()) << row.name;
-    EXPECT_EQ(request->samePodSpecs, row.same) << row.name;
+  for (const auto& [decoder, decode] : kDecoders) {
+    for (const Row& row : rows) {
+      const json before = TrainingPod();
+      json after = before;
+      row.change(after);
+      auto request = decode(UpdateReview(before, after, "pods"));
+      ASSERT_TRUE(request.has_value()) << decoder << ": " << row.name;
+      EXPECT_EQ(request->samePodSpecs, row.same) << decoder << ": " << row.name;
+    }
   }
 }
 
@@ -122,10 +131,12 @@ TEST(SamePodSpecs, MemberOrderAsideAndTheLastOfARepeatedKey) {
       {"the image repeated, the last changed",
        edit(R"("image":"cuda:12","image":"cuda:13")", image), false},
   };
-  for (const TextRow& row : rows) {
-    auto request = DecodeReview(row.body);
-    ASSERT_TRUE(request.has_value()) << row.name;
-    EXPECT_EQ(request->samePodSpecs, row.same) << row.name;
+  for (const auto& [decoder, decode] : kDecoders) {
+    for (const TextRow& row : rows) {
+      auto request = decode(row.body);
+      ASSERT_TRUE(request.has_value()) << decoder << ": " << row.name;
+      EXPECT_EQ(request->samePodSpecs, row.same) << decoder << ": " << row.name;
+    }
   }
 }
 
@@ -137,11 +148,13 @@ TEST(SamePodSpecs, AWorkloadsTemplateToo) {
   json relabelled = before, raised = before;
   relabelled["metadata"]["labels"] = {{"stage", "evaluated"}};
   Container(raised["spec"]["template"])["resources"]["limits"]["nvidia.com/gpu"] = "4";
-  auto same = DecodeReview(UpdateReview(before, relabelled, "deployments"));
-  auto changed = DecodeReview(UpdateReview(before, raised, "deployments"));
-  ASSERT_TRUE(same.has_value() && changed.has_value());
-  EXPECT_TRUE(same->samePodSpecs);
-  EXPECT_FALSE(changed->samePodSpecs);
+  for (const auto& [decoder, decode] : kDecoders) {
+    auto same = decode(UpdateReview(before, relabelled, "deployments"));
+    auto changed = decode(UpdateReview(before, raised, "deployments"));
+    ASSERT_TRUE(same.has_value() && changed.has_value()) << decoder;
+    EXPECT_TRUE(same->samePodSpecs) << decoder;
+    EXPECT_FALSE(changed->samePodSpecs) << decoder;
+  }
 }
 
 }  // namespace
