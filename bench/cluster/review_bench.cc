@@ -244,7 +244,7 @@ Settings FromEnvironment() {
 }
 
 // Every round's cases; round 0 is the warm-up, a tenth of the size.
-std::vector<std::vector<Case>> Rounds(const json& review, const Settings& s) {
+std::vector<std::vector<Case>> Rounds(const nlohmann::ordered_json& review, const Settings& s) {
   std::vector<std::vector<Case>> rounds;
   for (int r = 0; r <= s.rounds; ++r) {
     CaseSizes sizes = s.sizes;
@@ -308,7 +308,7 @@ int Main(const std::string& gpugate, const std::string& reviewFile) {
   const Settings s = FromEnvironment();
   Pin(s.clientCpu);  // before any thread starts: the stand-in's and the client's inherit it
   std::ifstream in(reviewFile);
-  const json review = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto review = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
   Require(review.is_object() && review.contains("request"), reviewFile + ": not a review");
   const std::vector<std::vector<Case>> rounds = Rounds(review, s);
   if (const char* out = getenv("DUMP_BODIES"); out && *out) return DumpBodies(rounds[0], out);

@@ -3,7 +3,7 @@
 namespace gpugate::bench {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 // The GPU pod's CREATE as `name` in namespace `ns`, with a uid of its own.
 json Renamed(json review, const std::string& ns, const std::string& name) {

@@ -1,5 +1,7 @@
 // The cases gpugate_cluster_review (review_bench.cc) measures, made from one GPU Pod's CREATE
 // review: each a route, the bodies its requests cycle through, and what its answers must say.
+// Members keep the review's order (ordered_json), as the API server wrote them: a body with its
+// keys sorted would spare the server the sorting real ones cost.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -28,7 +30,7 @@ struct CaseSizes {
 // One round's cases, in the order they run: mutate-create, mutate-update, validate-update,
 // validate-cpu, then validate-gpu-<N>ms for each latency. `tag` keeps each round's charge
 // namespaces apart ("bench-<tag>-<latency>-<k>").
-std::vector<Case> CasesFor(const nlohmann::json& review, const std::string& tag,
+std::vector<Case> CasesFor(const nlohmann::ordered_json& review, const std::string& tag,
                            const CaseSizes& sizes);
 
 }  // namespace gpugate::bench
