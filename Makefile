@@ -7,7 +7,7 @@ DEV_CERTS := certs/dev
 PREFIX ?= /usr/local
 
 .PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks bench-burst \
-	bench-cluster bench-audit soak-load soak format clean test-deps \
+	bench-review bench-cluster bench-audit soak-load soak format clean test-deps \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools e2e e2e-playground
 
 all: build
@@ -112,6 +112,17 @@ bench-burst: deps
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF
 	cmake --build build-bench -j$(JOBS) --target gpugate gpugate_burst
 	build-bench/bench/gpugate_burst build-bench/webhook/gpugate $(BASELINE)
+
+# One cluster-mode replica's cost per review, route by route, in interleaved rounds: /mutate and
+# /validate of the same 3 KB pod review, and /validate of GPU pods each charged through the
+# stand-in API server (bench/cluster/review_bench.cc, docs/performance.md). ROUNDS, REQUESTS,
+# CHARGES, CONNS, WRITE_LATENCY_MS ("0 5") narrow or lengthen it; the replica runs on CPU
+# SERVER_CPU (0), the client and the stand-in on CLIENT_CPU (1).
+bench-review: deps
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF
+	cmake --build build-bench -j$(JOBS) --target gpugate gpugate_cluster_review
+	python3 bench/load/make_bodies.py build-bench/bodies tests/testdata/k8s-api/core.v1.Pod.json >/dev/null
+	build-bench/bench/gpugate_cluster_review build-bench/webhook/gpugate build-bench/bodies/3k.json
 
 # Cluster mode on big clusters: one replica syncing from a stand-in API server holding 10,000,
 # 30,000 and 100,000 pods, this tree beside BASE_REV (6e1b633, before paged lists); peak RSS,

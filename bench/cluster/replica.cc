@@ -1,10 +1,13 @@
 #include "replica.h"
 
 #include <httplib.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -132,6 +135,11 @@ long Replica::PeakRssBytes() const {
 }
 
 std::chrono::duration<double> Replica::CpuTime() const {
+  clockid_t clock;
+  timespec used;
+  if (clock_getcpuclockid(pid_, &clock) == 0 && clock_gettime(clock, &used) == 0) {
+    return std::chrono::seconds(used.tv_sec) + std::chrono::nanoseconds(used.tv_nsec);
+  }
   // /proc/PID/stat: the command is in parentheses and may hold spaces; utime and stime are the
   // 14th and 15th fields, the 12th and 13th after the closing parenthesis.
   std::string stat = ReadAll("/proc/" + std::to_string(pid_) + "/stat");
@@ -142,6 +150,40 @@ std::chrono::duration<double> Replica::CpuTime() const {
     if (i >= 14) ticks += std::stol(field);
   }
   return std::chrono::duration<double>(static_cast<double>(ticks) / sysconf(_SC_CLK_TCK));
+}
+
+std::map<pid_t, long> Replica::VoluntarySwitches() const {
+  std::map<pid_t, long> out;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, error)) {
+    std::istringstream status(ReadAll(task.path() / "status"));
+    for (std::string line; std::getline(status, line);) {
+      if (!line.starts_with("voluntary_ctxt_switches:")) continue;
+      out[std::stoi(task.path().filename())] = std::stol(line.substr(line.find(':') + 1));
+    }
+  }
+  return out;
+}
+
+bool Replica::PinTo(int cpu) const {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  bool all = true;
+  for (const auto& [tid, switches] : VoluntarySwitches()) {
+    all = sched_setaffinity(tid, sizeof set, &set) == 0 && all;
+  }
+  return all;
+}
+
+long SwitchesBetween(const std::map<pid_t, long>& before, const std::map<pid_t, long>& after) {
+  long total = 0;
+  for (const auto& [tid, count] : after) {
+    auto earlier = before.find(tid);
+    total += count - (earlier == before.end() ? 0 : earlier->second);
+  }
+  return total;
 }
 
 std::vector<size_t> ParseCounts(const std::string& text) {

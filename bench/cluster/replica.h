@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,8 +41,16 @@ class Replica {
   bool Ready();
   // Peak resident memory since the start (VmHWM), in bytes; 0 when /proc cannot be read.
   long PeakRssBytes() const;
-  // User and system CPU time used so far.
+  // User and system CPU time used so far by all its threads, those that have exited included
+  // (the process's CPU clock, in nanoseconds; /proc's clock ticks where that clock is refused).
   std::chrono::duration<double> CpuTime() const;
+  // Voluntary context switches (a thread that slept: on a socket, a lock, a condition) of each
+  // thread alive now, by thread id (/proc/PID/task/TID/status). A thread that exits takes its
+  // count with it, so compare two readings thread by thread (SwitchesBetween).
+  std::map<pid_t, long> VoluntarySwitches() const;
+  // Binds every thread alive now to `cpu`; threads they start later inherit it. False when a
+  // thread could not be bound.
+  bool PinTo(int cpu) const;
   // Whether the process still runs (one that has exited is reaped).
   bool Alive();
 
@@ -61,6 +70,10 @@ Status MakeCertificates(const std::string& binary, const std::string& dir);
 // and dir/gpugate.yaml in cluster mode with it; `extraCluster` is more of the cluster: section
 // ("  reconcileInterval: 1s\n").
 void WriteClusterConfig(const std::string& dir, int apiPort, const std::string& extraCluster = "");
+
+// The voluntary switches made between two VoluntarySwitches() readings: by the threads alive at
+// both, and all of those of threads started in between.
+long SwitchesBetween(const std::map<pid_t, long>& before, const std::map<pid_t, long>& after);
 
 // A flag's comma-separated counts: "10000,30000" -> {10000, 30000}.
 std::vector<size_t> ParseCounts(const std::string& text);

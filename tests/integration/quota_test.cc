@@ -13,6 +13,7 @@
 #include "common/rfc3339.h"
 #include "gpugate_process.h"
 #include "review_builder.h"
+#include "server_metrics.h"
 #include "support/eventually.h"
 
 namespace gpugate::testing {
@@ -139,14 +140,8 @@ TEST(Quota, ReleasesOnDeleteAndTerminalPhaseNeverOnDryRun) {
   EXPECT_EQ(Usage(server).second, 4);
 }
 
-// gpugate_http_blocking_handoffs_total from /metrics; -1 when absent.
 double Handoffs(const GpugateServer& server) {
-  auto res = server.Client()->Get("/metrics");
-  EXPECT_TRUE(res && res->status == 200);
-  if (!res) return -1;
-  const std::string name = "\ngpugate_http_blocking_handoffs_total ";
-  size_t at = res->body.find(name);
-  return at == std::string::npos ? -1 : std::stod(res->body.substr(at + name.size()));
+  return MetricValue(server, "gpugate_http_blocking_handoffs_total");
 }
 
 // A review leaves the serving thread only when it reaches a ledger that may wait: with a journal,

@@ -138,8 +138,9 @@ void StandInApiServer::Impl::Route() {
 void StandInApiServer::Impl::Serve(const httplib::Request& req, httplib::Response& res,
                                    const std::function<bool()>& canceled) {
   WaitIfHeld(req);
-  if (req.method != "GET" && options.writeLatency.count() > 0) {
-    std::this_thread::sleep_for(options.writeLatency);
+  if (const std::chrono::milliseconds latency = writeLatency.load();
+      req.method != "GET" && latency.count() > 0) {
+    std::this_thread::sleep_for(latency);
   }
   if (!Injected(req, res)) Handle(req, res, canceled);
 }
@@ -366,6 +367,10 @@ void StandInApiServer::ReleaseHeld() {
 int StandInApiServer::held() const {
   std::lock_guard lock(impl_->holdMu);
   return impl_->heldCount;
+}
+
+void StandInApiServer::SetWriteLatency(std::chrono::milliseconds latency) {
+  impl_->writeLatency = latency;
 }
 
 void StandInApiServer::BreakWatches() { impl_->store.BreakWatches(); }

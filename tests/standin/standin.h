@@ -145,6 +145,9 @@ class StandInApiServer {
   // Ends the hold: held requests are served now, later ones are not held.
   void ReleaseHeld();
   int held() const;  // requests held so far
+  // Replaces Options::writeLatency for writes that arrive from now on (a benchmark measures
+  // one API server with several latencies, its clients' connections kept).
+  void SetWriteLatency(std::chrono::milliseconds latency);
 
   // Counts of answered requests by method ("GET", "PUT", ...) and of 409s, for tests.
   int requests(const std::string& method) const;

@@ -38,7 +38,9 @@ struct WatchStream {
 
 struct StandInApiServer::Impl {
   explicit Impl(Options o)
-      : options(std::move(o)), store(options.historyLimit, options.opaqueResourceVersions) {}
+      : options(std::move(o)),
+        store(options.historyLimit, options.opaqueResourceVersions),
+        writeLatency(options.writeLatency) {}
 
   void Route();
   bool Authorized(const httplib::Request& req, httplib::Response& res);
@@ -82,6 +84,8 @@ struct StandInApiServer::Impl {
   std::atomic<int> expireContinues{0};  // continue requests still to answer 410 Expired
   std::atomic<int> continuesExpired{0};
   std::atomic<int> listPages{0};
+  // Options::writeLatency, or what SetWriteLatency set since; read by every write.
+  std::atomic<std::chrono::milliseconds> writeLatency;
 };
 
 }  // namespace gpugate::testing

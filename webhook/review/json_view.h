@@ -11,6 +11,12 @@
 //   FindAll(obj, keys)      Find for several keys, in one pass over a DOM object
 //   ForEachMember(obj, f)   f(key, value) in byte order of the keys, a repeated key once (last)
 //   ForEachItem(arr, f)     f(index, value) in order
+//   ZipMembers(a, b, f)     two objects' members paired in written order, repeated keys
+//                           included: f(key, a's value, b's value) while the keys agree and f
+//                           returns true; true when both ran out together (nlohmann's written
+//                           order is key order)
+//   ZipItems(a, b, f)       two arrays' items paired in order while f(a's, b's) returns true;
+//                           true when both ran out together
 //   Size(v)                 an object's members or an array's items (a repeated key each time
 //                           on simdjson); 0 for anything else. For reserving, not for logic
 //   String(v), Bool(v)      the scalar; v must have that type
@@ -115,6 +121,30 @@ class NlohmannView {
   static void ForEachItem(Value array, F&& f) {
     const auto& items = array->get_ref<const nlohmann::json::array_t&>();
     for (size_t i = 0; i < items.size(); ++i) f(i, &items[i]);
+  }
+
+  template <typename F>
+  static bool ZipMembers(Value a, Value b, F&& f) {
+    const auto& x = a->get_ref<const nlohmann::json::object_t&>();
+    const auto& y = b->get_ref<const nlohmann::json::object_t&>();
+    if (x.size() != y.size()) return false;
+    for (auto i = x.begin(), j = y.begin(); i != x.end(); ++i, ++j) {
+      if (i->first != j->first || !f(std::string_view(i->first), &i->second, &j->second)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  template <typename F>
+  static bool ZipItems(Value a, Value b, F&& f) {
+    const auto& x = a->get_ref<const nlohmann::json::array_t&>();
+    const auto& y = b->get_ref<const nlohmann::json::array_t&>();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!f(&x[i], &y[i])) return false;
+    }
+    return true;
   }
 
   static size_t Size(Value v) { return v->is_object() || v->is_array() ? v->size() : 0; }
@@ -233,6 +263,32 @@ class SimdjsonView {
     if (array.get_array().get(items) != simdjson::SUCCESS) return;
     size_t i = 0;
     for (Value item : items) f(i++, item);
+  }
+
+  template <typename F>
+  static bool ZipMembers(Value a, Value b, F&& f) {
+    simdjson::dom::object x, y;
+    if (a.get_object().get(x) != simdjson::SUCCESS || b.get_object().get(y) != simdjson::SUCCESS) {
+      return false;
+    }
+    auto i = x.begin(), j = y.begin();
+    for (; i != x.end() && j != y.end(); ++i, ++j) {
+      if (i.key() != j.key() || !f(i.key(), i.value(), j.value())) return false;
+    }
+    return i == x.end() && j == y.end();
+  }
+
+  template <typename F>
+  static bool ZipItems(Value a, Value b, F&& f) {
+    simdjson::dom::array x, y;
+    if (a.get_array().get(x) != simdjson::SUCCESS || b.get_array().get(y) != simdjson::SUCCESS) {
+      return false;
+    }
+    auto i = x.begin(), j = y.begin();
+    for (; i != x.end() && j != y.end(); ++i, ++j) {
+      if (!f(*i, *j)) return false;
+    }
+    return i == x.end() && j == y.end();
   }
 
   static size_t Size(Value v) {

@@ -55,20 +55,16 @@ policy::QuantityText QuantityOf(const View& json, typename View::Value v, std::s
   return {keep};
 }
 
-}  // namespace same_value_detail
-
-// `a` and `b` as the same JSON value (see above); `quantities`: they are the members of a
-// quantity map, compared as quantities. `json` must have no raw-text finder (numbers compare by
-// their parsed value).
+// A quantity map's member: by the quantity each denotes.
 template <typename View>
-bool SameValue(const View& json, typename View::Value a, typename View::Value b,
-               bool quantities = false) {
-  using namespace same_value_detail;
-  using Value = typename View::Value;
-  if (quantities) {
-    std::string ta, tb;
-    return policy::SameQuantity(QuantityOf(json, a, ta), QuantityOf(json, b, tb));
-  }
+bool SameQuantityValue(const View& json, typename View::Value a, typename View::Value b) {
+  std::string ta, tb;
+  return policy::SameQuantity(QuantityOf(json, a, ta), QuantityOf(json, b, tb));
+}
+
+// Two values that are not both objects nor both arrays.
+template <typename View>
+bool SameScalar(const View& json, typename View::Value a, typename View::Value b) {
   const JsonType type = json.Type(a);
   if (type != json.Type(b)) return false;
   switch (type) {
@@ -80,34 +76,71 @@ bool SameValue(const View& json, typename View::Value a, typename View::Value b,
       return json.String(a) == json.String(b);
     case JsonType::kNumber:
       return ScalarText(json, a) == ScalarText(json, b);
-    case JsonType::kArray: {
-      std::vector<Value> items;
-      json.ForEachItem(a, [&](size_t, Value v) { items.push_back(v); });
-      size_t n = 0;
-      bool same = true;
-      json.ForEachItem(b, [&](size_t i, Value v) {
-        same = same && i < items.size() && SameValue(json, items[i], v);
-        ++n;
-      });
-      return same && n == items.size();
-    }
-    case JsonType::kObject: {
-      std::vector<std::pair<std::string_view, Value>> members;
-      json.ForEachMember(a, [&](std::string_view k, Value v) { members.emplace_back(k, v); });
-      size_t n = 0;
-      bool same = true;
-      // ForEachMember visits both in key order, each key once.
-      json.ForEachMember(b, [&](std::string_view k, Value v) {
-        same = same && n < members.size() && members[n].first == k &&
-               SameValue(json, members[n].second, v, IsQuantityMap(k));
-        ++n;
-      });
-      return same && n == members.size();
-    }
+    case JsonType::kArray:
+    case JsonType::kObject:
     case JsonType::kInvalid:
       return false;
   }
   return false;
+}
+
+// The usual UPDATE, where one API server wrote both objects alike: true when they hold the same
+// members in the same written order, each the same as below, which implies SameValue. Stops at
+// the first difference; false says nothing (the members may be in another order). One pass
+// over both, no sorting and no allocation.
+template <typename View>
+bool SameAsWritten(const View& json, typename View::Value a, typename View::Value b,
+                   bool quantityMap) {
+  using Value = typename View::Value;
+  const JsonType type = json.Type(a);
+  if (type == JsonType::kObject && json.Type(b) == type) {
+    return json.ZipMembers(a, b, [&](std::string_view key, Value x, Value y) {
+      return quantityMap ? SameQuantityValue(json, x, y)
+                         : SameAsWritten(json, x, y, IsQuantityMap(key));
+    });
+  }
+  if (type == JsonType::kArray && json.Type(b) == type) {
+    return json.ZipItems(a, b, [&](Value x, Value y) { return SameAsWritten(json, x, y, false); });
+  }
+  return SameScalar(json, a, b);
+}
+
+// SameValue's answer whatever the members' order: both objects' members in key order, a
+// repeated key once (its last value), as the views read them. Recurses into itself, not into
+// SameAsWritten, so that objects that differ cost at most one written-order pass more.
+template <typename View>
+bool SameValueByKey(const View& json, typename View::Value a, typename View::Value b,
+                    bool quantityMap) {
+  using Value = typename View::Value;
+  const JsonType type = json.Type(a);
+  if (type == JsonType::kArray && json.Type(b) == type) {
+    return json.ZipItems(a, b, [&](Value x, Value y) { return SameValueByKey(json, x, y, false); });
+  }
+  if (type != JsonType::kObject || json.Type(b) != type) return SameScalar(json, a, b);
+  std::vector<std::pair<std::string_view, Value>> members;
+  json.ForEachMember(a, [&](std::string_view k, Value v) { members.emplace_back(k, v); });
+  size_t n = 0;
+  bool same = true;
+  // ForEachMember visits both in key order, each key once.
+  json.ForEachMember(b, [&](std::string_view k, Value v) {
+    same = same && n < members.size() && members[n].first == k &&
+           (quantityMap ? SameQuantityValue(json, members[n].second, v)
+                        : SameValueByKey(json, members[n].second, v, IsQuantityMap(k)));
+    ++n;
+  });
+  return same && n == members.size();
+}
+
+}  // namespace same_value_detail
+
+// `a` and `b` as the same JSON value (see above); `quantityMap`: they are the value of a
+// `limits`, `requests` or `overhead` member, whose own members compare as quantities. `json`
+// must have no raw-text finder (numbers compare by their parsed value).
+template <typename View>
+bool SameValue(const View& json, typename View::Value a, typename View::Value b,
+               bool quantityMap = false) {
+  using namespace same_value_detail;
+  return SameAsWritten(json, a, b, quantityMap) || SameValueByKey(json, a, b, quantityMap);
 }
 
 // The value at RFC 6901 `pointer` under `root`, or nullopt.
