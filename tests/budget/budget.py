@@ -21,7 +21,8 @@
       the counts read after the warm-up are subtracted from those read after REQUESTS more
       requests. Prints the count and the bytes asked for, split by who allocated: OpenSSL
       (libssl, libcrypto), the review route (under gpugate's serving layer), gpugate's
-      transport (the rest of gpugate: connections, timers, the log writer), other libraries.
+      transport (the rest of gpugate: connections, timers, the log writer), other libraries;
+      and the frees, which a server that keeps nothing per request matches.
 
 ROUTE is validate or mutate, BODY a case of bench/load/make_bodies.py (3k). Prints every figure
 with its budget; exits 1 when one exceeds it, 2 when it could not measure. Each answer must be
@@ -267,21 +268,21 @@ def heap(binary, route, body, work, counter):
         wait_idle(server.proc.pid)
         grown = heap_sites.since(before, heap_sites.read(table))
         owners = heap_sites.Owners(server.proc.pid, binary)
-        owners.symbolize(grown)
+        owners.symbolize(grown.sites)
         conn.close()
     except RuntimeError as e:
         sys.exit(f"budget.py: {e}")
     finally:
         server.stop()
     calls, nbytes = {}, {}
-    for stack, (c, b) in grown.items():
+    for stack, (c, b) in grown.sites.items():
         who = owners.owner(stack)
         calls[who] = calls.get(who, 0) + c
         nbytes[who] = nbytes.get(who, 0) + b
     split = ", ".join(f"{who} {calls[who] / REQUESTS:.2f} ({nbytes[who] / REQUESTS:,.0f} B)"
                       for who in ("openssl", "transport", "review", "other") if who in calls)
     ok = check("server_allocations", route, body, sum(calls.values()) / REQUESTS,
-               f"(whole process: {split})", per="request")
+               f"(whole process: {split}; frees {grown.frees / REQUESTS:.2f})", per="request")
     return check("server_alloc_bytes", route, body, sum(nbytes.values()) / REQUESTS,
                  "(bytes asked for)", per="request") and ok
 

@@ -1,8 +1,9 @@
 """Reads what tests/budget/alloc_counter.cc counted in a running process, and says who allocated.
 
-  snap = read(path)           the counter's table now: {stack: (calls, bytes)}, stacks as tuples
-                              of return addresses, innermost first; raises if the table is full
-  diff = since(before, after) what was allocated between two reads
+  snap = read(path)           the counter's table now: snap.sites is {stack: (calls, bytes)},
+                              stacks as tuples of return addresses, innermost first; snap.frees
+                              the frees of the whole process; raises if the table is full
+  diff = since(before, after) what was allocated and freed between two reads, as a Snapshot
   owners = Owners(pid, binary) classifies a stack while the process runs (its /proc/PID/maps):
       "openssl"  an OpenSSL library (libssl, libcrypto) allocated it, on its own or for a TLS call
       "review"   under gpugate's serving layer (serving::Server::Route and what it calls: the
@@ -12,9 +13,12 @@
       "other"    no gpugate or OpenSSL frame in the stack (a library's own thread, or a stack
                  deeper than the counter keeps)
 """
+import collections
 import os
 import struct
 import subprocess
+
+Snapshot = collections.namedtuple("Snapshot", "sites frees")
 
 HEADER = struct.Struct("<IIIIQQII")
 SITE = struct.Struct("<QQQII")
@@ -26,7 +30,7 @@ def read(path):
         data = open(path, "rb").read()
     except OSError as e:
         raise RuntimeError(f"no allocation counts ({e}): was the counter preloaded?") from e
-    magic, slots, depth, _, lost, _, _, _ = HEADER.unpack_from(data, 0)
+    magic, slots, depth, _, lost, frees, _, _ = HEADER.unpack_from(data, 0)
     if magic != MAGIC:
         raise RuntimeError(f"{path}: not an allocation counter's table")
     if lost:
@@ -39,16 +43,16 @@ def read(path):
         if h:
             frames = struct.unpack_from(f"<{n}Q", data, at + SITE.size)
             sites[frames] = (calls, nbytes)
-    return sites
+    return Snapshot(sites, frees)
 
 
 def since(before, after):
     out = {}
-    for stack, (calls, nbytes) in after.items():
-        c0, b0 = before.get(stack, (0, 0))
+    for stack, (calls, nbytes) in after.sites.items():
+        c0, b0 = before.sites.get(stack, (0, 0))
         if calls > c0:
             out[stack] = (calls - c0, nbytes - b0)
-    return out
+    return Snapshot(out, after.frees - before.frees)
 
 
 class Owners:
