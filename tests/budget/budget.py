@@ -14,6 +14,15 @@
       one request in flight, sent to an idle server, every count is fixed by the
       code path; only the server's timers (a few wake-ups a second) depend on how long the run
       takes.
+  budget.py heap GPUGATE_BIN ROUTE BODY COUNTER_SO   heap allocations per request on the real
+      server over TLS, the whole process (OpenSSL's record buffers included), as the syscalls
+      pass sends them: COUNTER_SO (tests/budget/alloc_counter.cc) preloaded into `gpugate
+      serve` counts every malloc, calloc, realloc and aligned allocation by its call stack, and
+      the counts read after the warm-up are subtracted from those read after REQUESTS more
+      requests. Prints the count and the bytes asked for, split by who allocated: OpenSSL
+      (libssl, libcrypto), the review route (under gpugate's serving layer), gpugate's
+      transport (the rest of gpugate: connections, timers, the log writer), other libraries;
+      and the frees, which a server that keeps nothing per request matches.
 
 ROUTE is validate or mutate, BODY a case of bench/load/make_bodies.py (3k). Prints every figure
 with its budget; exits 1 when one exceeds it, 2 when it could not measure. Each answer must be
@@ -28,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import heap_sites
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUDGETS = os.path.join(ROOT, "tests", "budget", "budgets.txt")
@@ -50,11 +61,11 @@ def make_bodies(work):
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def check(figure, route, body, value, detail=""):
+def check(figure, route, body, value, detail="", per="review"):
     """Prints the figure beside its budget; returns whether it is within it."""
     limit = budget(figure, route, body)
     ok = value <= limit
-    print(f"{figure} per review, /{route} {body}: {value:.2f} (budget {limit:g})"
+    print(f"{figure} per {per}, /{route} {body}: {value:.2f} (budget {limit:g})"
           f"{' ' + detail if detail else ''}{'' if ok else '  OVER BUDGET'}")
     return ok
 
@@ -98,9 +109,10 @@ def calls_to(callgrind_out, wanted):
 
 
 class Server:
-    """`gpugate serve` without a config file on a free port, its log in a file."""
+    """`gpugate serve` without a config file on a free port, its log in a file; `env` adds to
+    its environment (not the certificate command's)."""
 
-    def __init__(self, binary, work):
+    def __init__(self, binary, work, env=None):
         subprocess.run([binary, "certs", "--out", os.path.join(work, "certs"), "--host",
                         "127.0.0.1"], check=True, capture_output=True)
         self.log = open(os.path.join(work, "serve.log"), "w+")
@@ -108,7 +120,7 @@ class Server:
             [binary, "serve", "--listen", "127.0.0.1:0",
              "--tls-cert", os.path.join(work, "certs", "tls.crt"),
              "--tls-key", os.path.join(work, "certs", "tls.key")],
-            stdout=subprocess.DEVNULL, stderr=self.log)
+            stdout=subprocess.DEVNULL, stderr=self.log, env={**os.environ, **(env or {})})
         self.port = None
         for _ in range(200):  # the listening line, within 10 s
             m = re.search(r'"msg":"listening".*"port":(\d+)', open(self.log.name).read())
@@ -243,11 +255,47 @@ def syscalls(binary, route, body, work):
     return check("switches", route, body, switches, "(voluntary, all threads)") and ok
 
 
+def heap(binary, route, body, work, counter):
+    expected = EXPECTED[(route, body)]
+    payload = open(os.path.join(work, body + ".json"), "rb").read()
+    table = os.path.join(work, "alloc-counts")
+    server = Server(binary, work, {"LD_PRELOAD": counter, "GPUGATE_ALLOC_COUNTS": table})
+    try:
+        conn = Connection(server.port)
+        send(conn, route, payload, expected, 20, server.proc.pid)  # the handshake and first-use work
+        before = heap_sites.read(table)
+        send(conn, route, payload, expected, REQUESTS, server.proc.pid)
+        wait_idle(server.proc.pid)
+        grown = heap_sites.since(before, heap_sites.read(table))
+        owners = heap_sites.Owners(server.proc.pid, binary)
+        owners.symbolize(grown.sites)
+        conn.close()
+    except RuntimeError as e:
+        sys.exit(f"budget.py: {e}")
+    finally:
+        server.stop()
+    calls, nbytes = {}, {}
+    for stack, (c, b) in grown.sites.items():
+        who = owners.owner(stack)
+        calls[who] = calls.get(who, 0) + c
+        nbytes[who] = nbytes.get(who, 0) + b
+    split = ", ".join(f"{who} {calls[who] / REQUESTS:.2f} ({nbytes[who] / REQUESTS:,.0f} B)"
+                      for who in ("openssl", "transport", "review", "other") if who in calls)
+    ok = check("server_allocations", route, body, sum(calls.values()) / REQUESTS,
+               f"(whole process: {split}; frees {grown.frees / REQUESTS:.2f})", per="request")
+    return check("server_alloc_bytes", route, body, sum(nbytes.values()) / REQUESTS,
+                 "(bytes asked for)", per="request") and ok
+
+
 def main(argv):
-    if len(argv) != 5 or argv[1] not in ("instructions", "syscalls"):
+    if (argv[1:2] == ["heap"] and len(argv) != 6) or \
+            (argv[1:2] != ["heap"] and len(argv) != 5) or \
+            argv[1] not in ("instructions", "syscalls", "heap"):
         sys.exit(__doc__)
     with tempfile.TemporaryDirectory(prefix="gpugate-budget-") as work:
         make_bodies(work)
+        if argv[1] == "heap":
+            return 0 if heap(argv[2], argv[3], argv[4], work, argv[5]) else 1
         run = instructions if argv[1] == "instructions" else syscalls
         return 0 if run(argv[2], argv[3], argv[4], work) else 1
 
