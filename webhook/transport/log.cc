@@ -21,6 +21,8 @@ std::unique_ptr<BatchedSink>& JsonSink() {
 
 enum class Level { kInfo, kWarn, kError };
 
+constexpr size_t kKeepLineBytes = 16 << 10;
+
 // RFC 3339 in UTC with microseconds, "2026-11-28T03:04:05.123456Z", appended to `out`. The part
 // to the second is formatted once a second per thread.
 void AppendUtcNow(std::string& out) {
@@ -58,13 +60,18 @@ void Emit(Level level, std::string_view members) {
                                   : R"(","level":"error",)";
   line += members;
   line += "}\n";
-  if (BatchedSink* sink = JsonSink().get()) return sink->Add(line, level != Level::kInfo);
-  for (std::string_view rest = line; !rest.empty();) {
-    ssize_t n = ::write(STDERR_FILENO, rest.data(), rest.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    rest.remove_prefix(static_cast<size_t>(n));
+  if (BatchedSink* sink = JsonSink().get()) {
+    sink->Add(line, level != Level::kInfo);
+  } else {
+    for (std::string_view rest = line; !rest.empty();) {
+      ssize_t n = ::write(STDERR_FILENO, rest.data(), rest.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      rest.remove_prefix(static_cast<size_t>(n));
+    }
   }
+  // A rare long line (an error quoting a large body) does not stay with the thread.
+  if (line.capacity() > kKeepLineBytes) std::string().swap(line);
 }
 
 }  // namespace
@@ -74,6 +81,7 @@ void InitJsonLogging() { JsonSink() = std::make_unique<BatchedSink>(BatchedSink:
 void FlushLogs() {
   if (BatchedSink* sink = JsonSink().get()) sink->Flush();
 }
+
 std::string RenderLogMetrics() {
   const BatchedSink::Stats s = JsonSink() ? JsonSink()->stats() : BatchedSink::Stats{};
   return "# HELP gpugate_log_lines_total Log lines written or dropped.\n"
