@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "cluster/bench_env.h"
 #include "cluster/replica.h"
 #include "standin/standin.h"
 
@@ -36,19 +37,6 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kReviewTimeout{5000};  // the manifests' timeoutSeconds
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = getenv(name);
-  return v && *v ? atoi(v) : fallback;
-}
-
-std::vector<int> EnvInts(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  std::istringstream in(v && *v ? v : fallback);
-  std::vector<int> out;
-  for (int n; in >> n;) out.push_back(n);
-  return out;
-}
 
 std::string CreateReview(const std::string& name) {
   json limits = {{"nvidia.com/gpu", "1"}};

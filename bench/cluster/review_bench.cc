@@ -46,6 +46,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cluster/bench_env.h"
 #include "cluster/replica.h"
 #include "cluster/review_cases.h"
 #include "cluster/review_figures.h"
@@ -56,19 +57,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = getenv(name);
-  return v && *v ? atoi(v) : fallback;
-}
-
-std::vector<int> EnvInts(const char* name, const char* fallback) {
-  const char* v = getenv(name);
-  std::istringstream in(v && *v ? v : fallback);
-  std::vector<int> out;
-  for (int n; in >> n;) out.push_back(n);
-  return out;
-}
 
 void Require(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error(what);
