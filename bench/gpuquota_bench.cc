@@ -20,6 +20,7 @@
 #include "cluster/charge_batch.h"
 #include "cluster/cluster_ledger.h"
 #include "cluster/gpu_quota_record.h"
+#include "cluster/kube_client.h"
 #include "standin/standin.h"
 
 namespace gpugate::cluster {
