@@ -22,6 +22,11 @@
 namespace gpugate::transport {
 
 constexpr size_t kReadChunk = 16 << 10;
+// A serving thread takes up to this many epoll events at once, makes their answers, then writes
+// them all (EventServer::Work): the answers of a busy server reach each peer in bursts, which
+// wake it once a burst instead of once an answer. So an answer waits, at most, for the rest of
+// its batch to be made: 16 reviews of a few KB are well under a millisecond.
+constexpr int kEventsPerWait = 16;
 // A connection gives up its serving thread after this many answers, TLS records read or bytes
 // read in one turn, answered or not, and goes to the back of the queue: a peer that pipelines
 // requests, streams a large body or dribbles a head one byte per record cannot hold a thread

@@ -50,16 +50,18 @@ void TlsShutdown(SSL* ssl) {
 
 }  // namespace
 
-EventServer::Step EventServer::Drive(Conn& c) {
+EventServer::Step EventServer::Drive(Conn& c, bool mayDefer) {
   const uint8_t phase = c.phase.load(std::memory_order_relaxed);
   if (phase == kLinger) return Linger(c);
   if (phase == kHandshake) {
     if (Step s = Handshake(c); s != Step::kGoOn) return s;
   }
-  if (!c.out.empty()) {
+  int answers = 0;
+  if (!c.out.empty()) {  // an answer deferred, or one the peer was slow to take
     if (Step s = Flush(c); s != Step::kGoOn) return s;
+    answers = 1;
   }
-  return ReadAndServe(c);
+  return ReadAndServe(c, mayDefer, answers);
 }
 
 EventServer::Step EventServer::Handshake(Conn& c) {
@@ -135,13 +137,13 @@ EventServer::Step EventServer::Linger(Conn& c) {
   return Close(c);
 }
 
-EventServer::Step EventServer::ReadAndServe(Conn& c) {
-  int answers = 0;
+EventServer::Step EventServer::ReadAndServe(Conn& c, bool mayDefer, int answers) {
   int reads = 0;
   size_t bytes = 0;
   for (;;) {
     if (ServeBuffered(c) == Step::kGone) return Step::kGone;
     if (!c.out.empty()) {
+      if (mayDefer) return Step::kDefer;
       if (Step s = Flush(c); s != Step::kGoOn) return s;
       if (++answers >= kAnswersPerTurn) return Step::kYield;
       continue;  // another whole request may be buffered

@@ -33,17 +33,27 @@ void EventServer::Register(Conn& c) {
   }
 }
 
-void EventServer::Wake(Conn& c) {
+void EventServer::Wake(Conn& c, Unflushed& unflushed) {
   // Rule 2: held elsewhere, the holder sees kPending before it lets go.
   if (c.sched.fetch_or(kOwned | kPending, std::memory_order_acq_rel) & kOwned) return;
-  Serve(c, Runner::kServingThread);
+  Serve(c, Runner::kServingThread, &unflushed);
 }
 
-void EventServer::Serve(Conn& c, Runner runner) {
+void EventServer::Serve(Conn& c, Runner runner, Unflushed* unflushed) {
+  PassOver(c, runner, unflushed, /*resumed=*/false);
+}
+
+void EventServer::Resume(Conn& c) { PassOver(c, Runner::kServingThread, nullptr, true); }
+
+void EventServer::PassOver(Conn& c, Runner runner, Unflushed* unflushed, bool resumed) {
   for (;;) {
-    c.sched.fetch_and(static_cast<uint8_t>(~kPending), std::memory_order_acquire);  // rule 3
-    c.drained = false;
-    switch (Drive(c)) {
+    const uint8_t was = c.sched.fetch_and(static_cast<uint8_t>(~kPending),
+                                          std::memory_order_acquire);  // rule 3
+    // Rule 5 across a deferred answer: the pass that stopped for it goes on, and `drained`
+    // still describes its last read, unless an edge came meanwhile.
+    if (!resumed || (was & kPending) != 0) c.drained = false;
+    resumed = false;
+    switch (Drive(c, unflushed != nullptr)) {
       case Step::kGoOn:  // Drive ends every pass with one of the others
       case Step::kWait: {
         uint8_t held = kOwned;  // rule 4: let go unless an edge came during the pass
@@ -56,6 +66,9 @@ void EventServer::Serve(Conn& c, Runner runner) {
       case Step::kYield:
         ++yields_;
         return Requeue(c, runner);
+      case Step::kDefer:
+        unflushed->push_back(&c);
+        return;
       case Step::kGone:
         return;
     }

@@ -147,20 +147,28 @@ void EventServer::Stop() {
 
 void EventServer::Work(size_t index) {
   std::atomic<uint64_t>& passes = passes_[index];
+  epoll_event events[kEventsPerWait];
+  Unflushed unflushed;
+  unflushed.reserve(kEventsPerWait + 1);
   while (!exit_) {
     // Whatever this thread took from epoll before is done with (event_conn.h, rule 6).
     passes.fetch_add(1, std::memory_order_release);
-    // A connection that yielded its turn waits behind, at most, one epoll event.
+    // A connection that yielded its turn waits behind, at most, one batch of epoll events.
     Conn* queued = PopRunnable();
-    epoll_event ev;
-    // One event per wake-up: a thread blocked in a handler holds back no other connection.
-    int n = ::epoll_wait(epoll_, &ev, 1, queued ? 0 : 200);
-    if (n == 1 && ev.data.ptr == nullptr) {
-      AcceptAll();
-    } else if (n == 1 && ev.data.ptr != &wake_ && ev.data.ptr != &kick_) {
-      Wake(*static_cast<Conn*>(ev.data.ptr));
-    }  // else a timeout, EINTR, or woken: look at exit_ and the run queue
-    if (queued) Serve(*queued, Runner::kServingThread);
+    const int n = ::epoll_wait(epoll_, events, kEventsPerWait, queued ? 0 : 200);
+    for (int i = 0; i < n; ++i) {  // n < 0: EINTR; n == 0: a timeout
+      void* named = events[i].data.ptr;
+      if (named == nullptr) {
+        AcceptAll();
+      } else if (named != &wake_ && named != &kick_) {  // woken: look at exit_ and the queue
+        Wake(*static_cast<Conn*>(named), unflushed);
+      }
+    }
+    if (queued) Serve(*queued, Runner::kServingThread, &unflushed);
+    // The batch's answers go out together, after the last of them is made: a peer that sleeps
+    // until its next answer arrives is woken once for them all, not once for each.
+    for (Conn* c : unflushed) Resume(*c);
+    unflushed.clear();
   }
 }
 

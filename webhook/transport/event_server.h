@@ -103,28 +103,45 @@ class EventServer {
     kGoOn,   // this thread still holds it, and the turn goes on
     kWait,   // waiting for the peer (event_conn.h, rules 4 and 5): the holder lets go
     kYield,  // work left but the turn used up: to the back of the run queue, still held
+    kDefer,  // an answer is ready to write: written with the rest of the batch, still held
     kGone,   // closed, or handed to a blocking worker: the caller touches nothing of it
   };
+  // A serving thread's connections whose answers wait for the end of its batch of epoll events
+  // (Work), each still held by that thread.
+  using Unflushed = std::vector<Conn*>;
   // Who runs a turn: a serving thread, or a blocking worker (which must wake a serving thread
   // when it queues a connection).
   enum class Runner : uint8_t { kServingThread, kWorker };
 
-  void Work(size_t index);  // serving thread `index`: epoll_wait, the run queue, and turns
-  void Keep();              // the timekeeper, on Run's thread
-  void AcceptAll();         // the listener's event
+  // Serving thread `index`: batches of epoll events and a turn from the run queue, each
+  // batch's answers written at its end.
+  void Work(size_t index);
+  void Keep();       // the timekeeper, on Run's thread
+  void AcceptAll();  // the listener's event
   // Registers c, just accepted and held by this serving thread, with epoll for good and lets
   // it go; the caller touches nothing of c afterwards.
   void Register(Conn& c);
-  void Wake(Conn& c);  // an edge for c: takes c and serves it, or marks it pending
+  // An edge for c: takes c and serves it, or marks it pending.
+  void Wake(Conn& c, Unflushed& unflushed);
   // Passes over c until it waits for the peer with no edge pending, yields or is gone; the
-  // caller holds c and touches nothing of it afterwards.
-  void Serve(Conn& c, Runner runner);
-  Step Drive(Conn& c);         // one pass: what c's phase, buffers and socket call for
-  Step Handshake(Conn& c);     // kGoOn: completed
-  Step ReadAndServe(Conn& c);  // serves what c's buffer and socket hold, for one turn at most
-  Step Idle(Conn& c);          // between requests: waits for the next one's bytes
-  Step Flush(Conn& c);         // kGoOn: written, and the connection stays open
-  Step Linger(Conn& c);        // after a refusal: discard what the peer still sends, then close
+  // caller holds c and touches nothing of it afterwards. With `unflushed`, a pass that has an
+  // answer to write stops there instead and c joins `unflushed`, still held.
+  void Serve(Conn& c, Runner runner, Unflushed* unflushed = nullptr);
+  // Writes the answer a pass left for the end of the batch and goes on with c's turn as that
+  // pass would have; the caller holds c and touches nothing of it afterwards.
+  void Resume(Conn& c);
+  // Serve and Resume: `resumed` goes on with the pass that stopped at a deferred answer.
+  void PassOver(Conn& c, Runner runner, Unflushed* unflushed, bool resumed);
+  // One pass: what c's phase, buffers and socket call for. `mayDefer`: kDefer instead of
+  // writing an answer.
+  Step Drive(Conn& c, bool mayDefer);
+  Step Handshake(Conn& c);  // kGoOn: completed
+  // Serves what c's buffer and socket hold, for one turn at most; `answers` were written in
+  // this pass already.
+  Step ReadAndServe(Conn& c, bool mayDefer, int answers);
+  Step Idle(Conn& c);    // between requests: waits for the next one's bytes
+  Step Flush(Conn& c);   // kGoOn: written, and the connection stays open
+  Step Linger(Conn& c);  // after a refusal: discard what the peer still sends, then close
   // Answers the whole request at the front of c's buffer, if there is one; kGone: the answer
   // was handed to the blocking workers, which hold c from then on.
   Step ServeBuffered(Conn& c);

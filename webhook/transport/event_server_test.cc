@@ -9,8 +9,11 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "transport/testing.h"
 
@@ -356,6 +359,49 @@ TEST_F(EventServerTest, ErrorsAHandlerLeavesInOpenSslsQueueDoNotEndTheConnection
   ASSERT_TRUE(c->Send(Get("/after")));
   EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "/after\n"));
   EXPECT_FALSE(c->closed());
+}
+
+// A serving thread makes the answers of all the requests one epoll_wait reported, then writes
+// them together (EventServer::Work), so a peer asleep until its next answer is woken once.
+TEST_F(EventServerTest, WritesTheAnswersOfABatchAfterTheLastOfThemIsMade) {
+  std::promise<void> entered, release, allMade;
+  std::shared_future<void> released = release.get_future().share();
+  std::vector<std::unique_ptr<Client>> batch;  // its clients, from the test thread only
+  std::mutex mu;
+  std::vector<size_t> arrivedBefore;  // guarded by mu: the batch's bytes arrived, per answer made
+  auto handler = [&](const Request& req, Response& res) {
+    if (req.head.path == "/gate") {  // holds the one serving thread while the batch is sent
+      entered.set_value();
+      released.wait();
+    } else if (req.head.path == "/batch") {
+      size_t arrived = 0;
+      for (const auto& client : batch) arrived += client->Arrived();
+      std::lock_guard lock(mu);
+      arrivedBefore.push_back(arrived);
+      if (arrivedBefore.size() == batch.size()) allMade.set_value();
+    }
+    Echo(req, res);
+  };
+  Tuning tuning = TestTuning();
+  tuning.threads = 1;
+  ASSERT_TRUE(Start(tuning, handler));
+  auto gate = Connect();
+  for (int i = 0; i < 4; ++i) batch.push_back(Connect());
+  for (auto& client : batch) {  // each connection idle, with nothing of its own left to report
+    ASSERT_TRUE(client->Send(Get("/warm")));
+    ASSERT_EQ(client->ReadAnswer(), Wire("200 OK", "/warm\n"));
+  }
+  ASSERT_TRUE(gate->Send(Get("/gate")));
+  entered.get_future().wait();
+  for (auto& client : batch) ASSERT_TRUE(client->Send(Get("/batch")));
+  release.set_value();
+  // No answer is read before the batch's last is made, so what arrived stays counted.
+  ASSERT_EQ(allMade.get_future().wait_for(kWait), std::future_status::ready);
+  EXPECT_EQ(gate->ReadAnswer(), Wire("200 OK", "/gate\n"));
+  for (auto& client : batch) EXPECT_EQ(client->ReadAnswer(), Wire("200 OK", "/batch\n"));
+  std::lock_guard lock(mu);
+  EXPECT_EQ(arrivedBefore, std::vector<size_t>(batch.size(), 0))
+      << "an answer of the batch was written before the batch's last answer was made";
 }
 
 }  // namespace

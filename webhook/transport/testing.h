@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -150,6 +151,13 @@ class Client {
   }
 
   bool closed() const { return closed_; }
+
+  // Bytes the server has written that the kernel holds for this client, unread: on loopback, a
+  // write is here when it returns.
+  size_t Arrived() const {
+    int n = 0;
+    return ::ioctl(fd_, FIONREAD, &n) == 0 ? static_cast<size_t>(n) : 0;
+  }
 
  private:
   // The length of the whole answer at the start of `bytes`, or 0 when it has not all arrived.
