@@ -139,10 +139,15 @@ GpugateServer::~GpugateServer() {
 }
 
 bool GpugateServer::WaitForLog(const std::string& needle, std::chrono::milliseconds timeout) {
+  // The line must have arrived whole: a batch of log lines larger than a pipe's atomic write
+  // may reach the drain in two reads, and a test that finds the message then reads the line's
+  // other fields.
+  auto wholeLine = [&] {
+    const size_t at = logs_.find(needle);
+    return at != std::string::npos && logs_.find('\n', at) != std::string::npos;
+  };
   std::unique_lock lock(mu_);
-  return grew_.wait_for(lock, timeout, [&] {
-    return logs_.find(needle) != std::string::npos || eof_;
-  }) && logs_.find(needle) != std::string::npos;
+  return grew_.wait_for(lock, timeout, [&] { return wholeLine() || eof_; }) && wholeLine();
 }
 
 std::string GpugateServer::Logs() {

@@ -51,7 +51,8 @@ class GpugateServer {
   void Kill();
   // Everything the server wrote to stdout and stderr so far (JSON log lines).
   std::string Logs();
-  // Waits until the logs contain `needle`; false on timeout or when the process has exited.
+  // Waits until the logs contain a whole line (its newline arrived) with `needle`; false on
+  // timeout or when the process has exited.
   bool WaitForLog(const std::string& needle, std::chrono::milliseconds timeout);
 
  private:
