@@ -15,7 +15,6 @@
 
 #include <openssl/ssl.h>
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -81,9 +80,32 @@ class TlsReloader {
   void Record(Watch& watch, const char* label, const Status& outcome, const std::string& detail);
   static int OnHandshake(SSL* ssl, void* self);
 
+  // A pointer the poller replaces while handshakes take copies: a mutex held for the copy
+  // alone (a handshake's, not a request's cost). Not std::atomic<std::shared_ptr>: libstdc++
+  // 12's load() lets go of its lock bit with a relaxed store, so its read of the pointer is not
+  // ordered before the next store()'s write, which ThreadSanitizer reports as the race it is
+  // under the C++ memory model.
+  template <typename T>
+  class Published {
+   public:
+    std::shared_ptr<const T> load() const {
+      std::lock_guard lock(mu_);
+      return value_;
+    }
+    // The previous value is released by the caller's copy of `value`, after the lock.
+    void store(std::shared_ptr<const T> value) {
+      std::lock_guard lock(mu_);
+      value_.swap(value);
+    }
+
+   private:
+    mutable std::mutex mu_;
+    std::shared_ptr<const T> value_;  // guarded by mu_
+  };
+
   const TlsFiles files_;
-  std::atomic<std::shared_ptr<const ServingPair>> serving_;
-  std::atomic<std::shared_ptr<const ClientCa>> clientCa_;  // null without clientCaFile
+  Published<ServingPair> serving_;
+  Published<ClientCa> clientCa_;  // null without clientCaFile
 
   mutable std::mutex mu_;
   Watch servingWatch_;   // guarded by mu_
