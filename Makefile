@@ -27,6 +27,7 @@ TEST_JOBS ?= 4
 CTEST := ctest --output-on-failure -j$(TEST_JOBS)
 
 test: build test-deps test-tools
+	cmake --build $(BUILD) -j$(JOBS) --target gpugate_benchmarks
 	cd $(BUILD) && $(CTEST)
 	@bash tools/print-skips.sh $(BUILD)
 	@command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || \
