@@ -53,7 +53,10 @@ std::string_view UnitNoun(std::string_view resource) {
 }
 
 bool SameQuantity(const QuantityText& a, const QuantityText& b) {
-  if (a.wrongType || b.wrongType) return a.wrongType == b.wrongType && a.text == b.text;
+  // The same text is the same quantity, or the same unparsable text: an UPDATE's usual case,
+  // answered without parsing.
+  if (a.wrongType == b.wrongType && a.text == b.text) return true;
+  if (a.wrongType || b.wrongType) return false;
   Result<Quantity> qa = ParseResourceQuantity(a);
   Result<Quantity> qb = ParseResourceQuantity(b);
   if (qa && qb) return *qa == *qb;
