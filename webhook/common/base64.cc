@@ -25,25 +25,29 @@ std::unexpected<Error> BadChar(char c, size_t offset) {
 }  // namespace
 
 std::string Base64Encode(std::string_view data) {
+  std::string out;
+  AppendBase64(out, data);
+  return out;
+}
+
+void AppendBase64(std::string& out, std::string_view data) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
+  const size_t start = out.size();
+  out.resize(start + (data.size() + 2) / 3 * 4);
+  char* p = out.data() + start;
+  auto put = [&](uint32_t n, int chars) {  // the group's first `chars` characters, then padding
+    for (int k = 0; k < 4; ++k) *p++ = k < chars ? kAlphabet[(n >> (18 - 6 * k)) & 63] : '=';
+  };
   size_t i = 0;
   for (; i + 3 <= data.size(); i += 3) {
-    uint32_t n = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]);
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63],
-            kAlphabet[n & 63]};
+    put((uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]), 4);
   }
-  size_t rest = data.size() - i;
-  if (rest == 1) {
-    uint32_t n = uint8_t(data[i]) << 16;
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
+  if (size_t rest = data.size() - i; rest == 1) {
+    put(uint8_t(data[i]) << 16, 2);
   } else if (rest == 2) {
-    uint32_t n = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8);
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
+    put((uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8), 3);
   }
-  return out;
 }
 
 Result<std::string> Base64Decode(std::string_view text) {

@@ -340,7 +340,7 @@ std::string EncodeResponse(const AdmissionRequest& request, const Decision& deci
   }
   if (!decision.patch.empty()) {
     out += R"(,"patchType":"JSONPatch","patch":")";
-    out += Base64Encode(decision.patch);
+    AppendBase64(out, decision.patch);
     out += '"';
   }
   if (!decision.warnings.empty()) {
