@@ -36,17 +36,21 @@ void AppendBase64(std::string& out, std::string_view data) {
   const size_t start = out.size();
   out.resize(start + (data.size() + 2) / 3 * 4);
   char* p = out.data() + start;
-  auto put = [&](uint32_t n, int chars) {  // the group's first `chars` characters, then padding
-    for (int k = 0; k < 4; ++k) *p++ = k < chars ? kAlphabet[(n >> (18 - 6 * k)) & 63] : '=';
+  auto put = [&](uint32_t n) {  // a group of three bytes (n's low 24 bits) as four characters
+    p[0] = kAlphabet[n >> 18];
+    p[1] = kAlphabet[(n >> 12) & 63];
+    p[2] = kAlphabet[(n >> 6) & 63];
+    p[3] = kAlphabet[n & 63];
+    p += 4;
   };
   size_t i = 0;
   for (; i + 3 <= data.size(); i += 3) {
-    put((uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]), 4);
+    put((uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]));
   }
-  if (size_t rest = data.size() - i; rest == 1) {
-    put(uint8_t(data[i]) << 16, 2);
-  } else if (rest == 2) {
-    put((uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8), 3);
+  if (size_t rest = data.size() - i; rest > 0) {  // the last one or two bytes, padded
+    put((uint8_t(data[i]) << 16) | (rest == 2 ? uint8_t(data[i + 1]) << 8 : 0));
+    p[-1] = '=';
+    if (rest == 1) p[-2] = '=';
   }
 }
 
