@@ -74,6 +74,12 @@ void Emit(Level level, std::string_view members) {
   if (line.capacity() > kKeepLineBytes) std::string().swap(line);
 }
 
+// The buffer a thread's lines borrow: empty while a line has it.
+std::string& SpareLineBody() {
+  thread_local std::string spare;
+  return spare;
+}
+
 }  // namespace
 
 void InitJsonLogging() { JsonSink() = std::make_unique<BatchedSink>(BatchedSink::Options{}); }
@@ -98,12 +104,6 @@ std::string RenderLogMetrics() {
          "# TYPE gpugate_log_lines_dropped_total counter\n"
          "gpugate_log_lines_dropped_total " +
          std::to_string(s.droppedLines) + "\n";
-}
-
-// The buffer a thread's lines borrow: empty while a line has it.
-std::string& SpareLineBody() {
-  thread_local std::string spare;
-  return spare;
 }
 
 LogLine::LogLine(std::string_view msg) : body_(std::move(SpareLineBody())) {
