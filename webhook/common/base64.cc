@@ -25,25 +25,33 @@ std::unexpected<Error> BadChar(char c, size_t offset) {
 }  // namespace
 
 std::string Base64Encode(std::string_view data) {
+  std::string out;
+  AppendBase64(out, data);
+  return out;
+}
+
+void AppendBase64(std::string& out, std::string_view data) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
+  const size_t start = out.size();
+  out.resize(start + (data.size() + 2) / 3 * 4);
+  char* p = out.data() + start;
+  auto put = [&](uint32_t n) {  // a group of three bytes (n's low 24 bits) as four characters
+    p[0] = kAlphabet[n >> 18];
+    p[1] = kAlphabet[(n >> 12) & 63];
+    p[2] = kAlphabet[(n >> 6) & 63];
+    p[3] = kAlphabet[n & 63];
+    p += 4;
+  };
   size_t i = 0;
   for (; i + 3 <= data.size(); i += 3) {
-    uint32_t n = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]);
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63],
-            kAlphabet[n & 63]};
+    put((uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]));
   }
-  size_t rest = data.size() - i;
-  if (rest == 1) {
-    uint32_t n = uint8_t(data[i]) << 16;
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], '=', '='};
-  } else if (rest == 2) {
-    uint32_t n = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8);
-    out += {kAlphabet[n >> 18], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
+  if (size_t rest = data.size() - i; rest > 0) {  // the last one or two bytes, padded
+    put((uint8_t(data[i]) << 16) | (rest == 2 ? uint8_t(data[i + 1]) << 8 : 0));
+    p[-1] = '=';
+    if (rest == 1) p[-2] = '=';
   }
-  return out;
 }
 
 Result<std::string> Base64Decode(std::string_view text) {

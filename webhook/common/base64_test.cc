@@ -23,6 +23,14 @@ TEST(Base64, EncodesRfcVectors) {
   for (const auto& v : kVectors) EXPECT_EQ(Base64Encode(v.plain), v.encoded) << v.plain;
 }
 
+TEST(Base64, AppendsAfterWhatIsThere) {
+  for (const auto& v : kVectors) {
+    std::string out = "patch:";
+    AppendBase64(out, v.plain);
+    EXPECT_EQ(out, "patch:" + v.encoded) << v.plain;
+  }
+}
+
 TEST(Base64, DecodesRfcVectors) {
   for (const auto& v : kVectors) {
     auto got = Base64Decode(v.encoded);

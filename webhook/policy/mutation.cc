@@ -19,10 +19,10 @@ bool AlreadyCovered(const std::vector<TolerationView>& have, const TolerationVie
 
 void PlanTolerations(const ManagedPod& managed, MutationPlan& plan) {
   const Settings& settings = managed.settings();
-  std::vector<TolerationView> present = managed.spec().tolerations;
+  // Wanted unless the pod's own tolerations or those added so far cover it.
   auto add = [&](TolerationView wanted) {
-    if (AlreadyCovered(present, wanted)) return;
-    present.push_back(wanted);
+    if (AlreadyCovered(managed.spec().tolerations, wanted)) return;
+    if (AlreadyCovered(plan.addTolerations, wanted)) return;
     plan.addTolerations.push_back(std::move(wanted));
   };
   for (std::string_view name : managed.Requested()) {

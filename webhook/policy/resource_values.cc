@@ -1,5 +1,7 @@
 #include "policy/resource_values.h"
 
+#include <optional>
+
 #include "common/strings.h"
 
 namespace gpugate::policy {
@@ -12,10 +14,15 @@ std::vector<ResourceValue> ManagedValues(const ContainerView& c, const Settings&
 
 void AppendManagedValues(const ContainerView& c, const Settings& settings,
                          std::vector<ResourceValue>& out) {
+  // A name in both lists comes twice in a row (limit, then request): looked up once.
+  std::optional<std::string_view> lastName;
+  const ManagedResource* lastManaged = nullptr;
   auto add = [&](const ResourceEntry& e, std::string_view field) {
-    if (const ManagedResource* m = settings.Find(e.name)) {
-      out.push_back({e.name, field, &e.value, m});
+    if (e.name != lastName) {
+      lastName = e.name;
+      lastManaged = settings.Find(e.name);
     }
+    if (lastManaged) out.push_back({e.name, field, &e.value, lastManaged});
   };
   // Both lists are sorted by name: merge them, a limit first when the names tie.
   size_t i = 0, j = 0;
@@ -53,7 +60,10 @@ std::string_view UnitNoun(std::string_view resource) {
 }
 
 bool SameQuantity(const QuantityText& a, const QuantityText& b) {
-  if (a.wrongType || b.wrongType) return a.wrongType == b.wrongType && a.text == b.text;
+  // The same text is the same quantity, or the same unparsable text: an UPDATE's usual case,
+  // answered without parsing.
+  if (a.wrongType == b.wrongType && a.text == b.text) return true;
+  if (a.wrongType || b.wrongType) return false;
   Result<Quantity> qa = ParseResourceQuantity(a);
   Result<Quantity> qb = ParseResourceQuantity(b);
   if (qa && qb) return *qa == *qb;

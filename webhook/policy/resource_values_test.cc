@@ -40,6 +40,31 @@ TEST(UnitNoun, Table) {
   for (const Case& c : cases) EXPECT_EQ(UnitNoun(c.resource), c.want) << c.resource;
 }
 
+// By value when both parse, else as written; a wrong JSON type equals only the same wrong type.
+TEST(SameQuantity, Table) {
+  struct Case {
+    QuantityText a, b;
+    bool same;
+  } cases[] = {
+      {{"1"}, {"1"}, true},
+      {{"0.5"}, {"500m"}, true},
+      {{"1"}, {" 1 "}, true},  // trimmed, as Kubernetes parses
+      {{"1"}, {"2"}, false},
+      {{"1Gi"}, {"1G"}, false},
+      {{"two"}, {"two"}, true},  // neither parses: the same text
+      {{"two"}, {"three"}, false},
+      {{"1"}, {"one"}, false},
+      {{"object", true}, {"object", true}, true},
+      {{"object", true}, {"array", true}, false},
+      {{"object", true}, {"object"}, false},  // a wrong type is not the string that names it
+      {{"object"}, {"object", true}, false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(SameQuantity(c.a, c.b), c.same) << c.a.text << " " << c.b.text;
+    EXPECT_EQ(SameQuantity(c.b, c.a), c.same) << c.b.text << " " << c.a.text;
+  }
+}
+
 TEST(ValidWholeQuantity, Table) {
   struct Case {
     QuantityText text;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string_view>
+#include <vector>
 
 #include "policy/resource_values.h"
 
@@ -42,19 +44,50 @@ int64_t WholeMilli(const policy::QuantityText& text) {
   return q->ToMilli().value_or(kSaturated);
 }
 
-// The container's request of every managed resource: the request, or the limit when the request
-// is absent (Kubernetes defaults an extended resource's request to its limit).
-Amounts ContainerRequests(const ContainerView& c, const policy::Settings& settings) {
-  Amounts out;
-  for (const policy::ResourceEntry& e : c.requests) {
-    if (settings.Find(e.name) != nullptr) out[std::string(e.name)] = WholeMilli(e.value);
-  }
-  for (const policy::ResourceEntry& e : c.limits) {
-    if (c.Request(e.name) == nullptr && settings.Find(e.name) != nullptr) {
-      out[std::string(e.name)] = WholeMilli(e.value);
+// Whether list[i] is the last entry of its name (the lists are sorted by name): the one that
+// counts, should a hand-built view repeat a name.
+bool LastOfItsName(const std::vector<policy::ResourceEntry>& list, size_t i) {
+  return i + 1 == list.size() || list[i + 1].name != list[i].name;
+}
+
+// Calls f(name, milli) with the container's request of every managed resource, each name once:
+// the request, or the limit when the request is absent (Kubernetes defaults an extended
+// resource's request to its limit).
+template <typename F>
+void ForEachRequest(const ContainerView& c, const policy::Settings& settings, F&& f) {
+  for (size_t i = 0; i < c.requests.size(); ++i) {
+    const policy::ResourceEntry& e = c.requests[i];
+    if (LastOfItsName(c.requests, i) && settings.Find(e.name) != nullptr) {
+      f(e.name, WholeMilli(e.value));
     }
   }
+  for (size_t i = 0; i < c.limits.size(); ++i) {
+    const policy::ResourceEntry& e = c.limits[i];
+    if (LastOfItsName(c.limits, i) && c.Request(e.name) == nullptr &&
+        settings.Find(e.name) != nullptr) {
+      f(e.name, WholeMilli(e.value));
+    }
+  }
+}
+
+Amounts ContainerRequests(const ContainerView& c, const policy::Settings& settings) {
+  Amounts out;
+  ForEachRequest(c, settings, [&](std::string_view name, int64_t milli) {
+    out.emplace(std::string(name), milli);
+  });
   return out;
+}
+
+// AddTo(total, ContainerRequests(c, settings)) without the container's own map.
+void AddRequestsTo(Amounts& total, const ContainerView& c, const policy::Settings& settings) {
+  ForEachRequest(c, settings, [&](std::string_view name, int64_t milli) {
+    auto it = total.find(name);
+    if (it == total.end()) {
+      total.emplace(std::string(name), milli);
+    } else {
+      it->second = AddSaturating(it->second, milli);
+    }
+  });
 }
 
 // Kubernetes' PodRequests (k8s.io/component-helpers/resource) for the managed resources.
@@ -64,10 +97,12 @@ Amounts EffectiveRequests(const policy::PodSpecView& pod, const policy::Settings
   Amounts initPeak;  // the most any point of the init sequence needs
   for (const ContainerView& c : pod.containers) {  // init containers first, in order
     if (c.kind == ContainerKind::kEphemeral) continue;
-    Amounts requests = ContainerRequests(c, settings);
     if (c.kind == ContainerKind::kRegular) {
-      AddTo(running, requests);
-    } else if (c.restartPolicy == "Always") {
+      AddRequestsTo(running, c, settings);
+      continue;
+    }
+    Amounts requests = ContainerRequests(c, settings);
+    if (c.restartPolicy == "Always") {
       AddTo(running, requests);
       AddTo(sidecars, requests);
       MaxInto(initPeak, sidecars);

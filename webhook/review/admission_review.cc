@@ -44,13 +44,21 @@ class EnvelopeReader {
                  std::shared_ptr<const void> backing)
       : json_(json), oldJson_(oldJson), texts_(texts), backing_(std::move(backing)) {}
 
+  // One named result, returned from one place: the request is built where the caller keeps it,
+  // never moved (a move copies each of its strings).
   Result<AdmissionRequest> Decode(Value doc) const {
+    Result<AdmissionRequest> result(std::in_place);
+    if (Status read = Read(doc, *result); !read) result = std::unexpected(std::move(read.error()));
+    return result;
+  }
+
+ private:
+  Status Read(Value doc, AdmissionRequest& out) const {
     if (json_.Type(doc) != JsonType::kObject) {
       return Fail("request body must be a JSON object (an AdmissionReview)");
     }
     static constexpr std::array<std::string_view, 3> kReview = {"apiVersion", "kind", "request"};
     const auto [apiVersion, kind, request] = json_.FindAll(doc, kReview);
-    AdmissionRequest out;
     out.apiVersion = StringOf(apiVersion);
     if (out.apiVersion != kV1 && out.apiVersion != kV1beta1) {
       return Fail("apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, got " +
@@ -98,10 +106,9 @@ class EnvelopeReader {
         }
       }
     }
-    return out;
+    return {};
   }
 
- private:
   // A string's value, or "" when absent or not a string (callers check what they require).
   std::string StringOf(Found v) const {
     return v && json_.Type(*v) == JsonType::kString ? std::string(json_.String(*v)) : std::string();
@@ -340,7 +347,7 @@ std::string EncodeResponse(const AdmissionRequest& request, const Decision& deci
   }
   if (!decision.patch.empty()) {
     out += R"(,"patchType":"JSONPatch","patch":")";
-    out += Base64Encode(decision.patch);
+    AppendBase64(out, decision.patch);
     out += '"';
   }
   if (!decision.warnings.empty()) {

@@ -26,29 +26,39 @@ void AppendToleration(std::string& out, const policy::TolerationView& t) {
 
 class PatchWriter {
  public:
-  // Starts an operation; the caller appends the JSON value and calls End().
-  void Op(std::string_view op, const std::string& path) {
+  // Room for a GPU pod's usual patch (tolerations, a scheduler, an annotation): one allocation.
+  PatchWriter() { out_.reserve(512); }
+
+  // Starts an operation at the JSON pointer `path` + `more` (pointer texts, escaped already);
+  // the caller appends the JSON value and calls End().
+  void Op(std::string_view op, std::string_view path, std::string_view more = "") {
     out_ += out_.empty() ? "[" : ",";
     out_ += R"({"op":)";
     AppendJsonString(out_, op);
     out_ += R"(,"path":)";
-    AppendJsonString(out_, path);
+    path_.assign(path);
+    path_ += more;
+    AppendJsonString(out_, path_);
     out_ += R"(,"value":)";
   }
   void End() { out_ += '}'; }
   std::string& out() { return out_; }
-  std::string Finish() { return out_.empty() ? std::string() : out_ + "]"; }
+  std::string Finish() {
+    if (out_.empty()) return std::string();
+    out_ += ']';
+    return std::move(out_);
+  }
 
  private:
   std::string out_;
+  std::string path_;  // the operation's path, spelled out to be quoted
 };
 
 void PatchTolerations(const policy::PodSpecView& pod, const policy::MutationPlan& plan,
                       PatchWriter& w) {
   if (plan.addTolerations.empty()) return;
-  const std::string list = pod.pointer + "/tolerations";
   if (!pod.hasTolerations) {
-    w.Op("add", list);
+    w.Op("add", pod.pointer, "/tolerations");
     w.out() += '[';
     for (size_t i = 0; i < plan.addTolerations.size(); ++i) {
       if (i) w.out() += ',';
@@ -59,7 +69,7 @@ void PatchTolerations(const policy::PodSpecView& pod, const policy::MutationPlan
     return;
   }
   for (const auto& t : plan.addTolerations) {
-    w.Op("add", list + "/-");
+    w.Op("add", pod.pointer, "/tolerations/-");
     AppendToleration(w.out(), t);
     w.End();
   }
@@ -67,16 +77,16 @@ void PatchTolerations(const policy::PodSpecView& pod, const policy::MutationPlan
 
 void PatchCoreLimit(const policy::PodSpecView& pod, const std::string& value, PatchWriter& w) {
   if (pod.metadataPointer.empty()) return;  // only objects with metadata are mutated (Pods)
-  const std::string annotations = pod.metadataPointer + "/annotations";
   if (!pod.hasAnnotations) {
-    w.Op("add", annotations);
+    w.Op("add", pod.metadataPointer, "/annotations");
     w.out() += '{';
     AppendJsonString(w.out(), policy::kVcudaCoreLimitAnnotation);
     w.out() += ':';
     AppendJsonString(w.out(), value);
     w.out() += '}';
   } else {
-    w.Op("add", annotations + "/" + JsonPointerEscape(policy::kVcudaCoreLimitAnnotation));
+    w.Op("add", pod.metadataPointer,
+         "/annotations/" + JsonPointerEscape(policy::kVcudaCoreLimitAnnotation));
     AppendJsonString(w.out(), value);
   }
   w.End();
@@ -87,9 +97,8 @@ void PatchCoreLimit(const policy::PodSpecView& pod, const std::string& value, Pa
 void PatchNodeSelector(const policy::PodSpecView& pod, const policy::MutationPlan& plan,
                        PatchWriter& w) {
   if (plan.addNodeSelector.empty()) return;
-  const std::string map = pod.pointer + "/nodeSelector";
   if (!pod.hasNodeSelector) {
-    w.Op("add", map);
+    w.Op("add", pod.pointer, "/nodeSelector");
     w.out() += '{';
     for (size_t i = 0; i < plan.addNodeSelector.size(); ++i) {
       if (i) w.out() += ',';
@@ -102,7 +111,7 @@ void PatchNodeSelector(const policy::PodSpecView& pod, const policy::MutationPla
     return;
   }
   for (const auto& [key, value] : plan.addNodeSelector) {
-    w.Op("add", map + "/" + JsonPointerEscape(key));
+    w.Op("add", pod.pointer, "/nodeSelector/" + JsonPointerEscape(key));
     AppendJsonString(w.out(), value);
     w.End();
   }
@@ -114,7 +123,7 @@ std::string BuildPatch(const policy::PodSpecView& pod, const policy::MutationPla
   PatchWriter w;
   PatchTolerations(pod, plan, w);
   if (plan.schedulerName) {
-    w.Op(pod.hasSchedulerName ? "replace" : "add", pod.pointer + "/schedulerName");
+    w.Op(pod.hasSchedulerName ? "replace" : "add", pod.pointer, "/schedulerName");
     AppendJsonString(w.out(), *plan.schedulerName);
     w.End();
   }

@@ -358,6 +358,72 @@ TEST(PodSpecFinder, NumbersAsQuantitiesKeepTheirText) {
   });
 }
 
+// A container's resource lists come out sorted by name however they are written: the views
+// iterate a map's members in key order (a small map sorted on the stack, a large one in a vector).
+TEST(PodSpecFinder, ResourceListsComeOutSortedByName) {
+  std::string many = R"({"spec":{"containers":[{"name":"a","resources":{"limits":{)";
+  std::string sorted;
+  for (char c = 'z'; c >= 'a'; --c) {  // 26 members, written in descending order
+    many += std::string(c == 'z' ? "" : ",") + "\"r/" + c + "\":\"1\"";
+  }
+  for (char c = 'a'; c <= 'z'; ++c) sorted += std::string(c == 'a' ? "" : ",") + "r/" + c + "=1";
+  many += "}}}]}}";
+  RunFinderCases({
+      {"three limits and two requests, out of order",
+       R"({"spec":{"containers":[{"name":"a","resources":{
+           "limits":{"nvidia.com/gpu":"1","cpu":"8","memory":"32Gi"},
+           "requests":{"memory":"1Gi","cpu":"1"}}}]}})",
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{cpu=8,memory=32Gi,nvidia.com/gpu=1} requests{cpu=1,memory=1Gi} env{})"},
+       {}},
+      {"more limits than sort on the stack",
+       many,
+       {"spec /spec |  "},
+       {R"(spec.containers[0] "a" limits{)" + sorted + "} requests{} env{}"},
+       {}},
+  });
+}
+
+// Each thread keeps the walk's working lists between walks: a walk finds the same whatever the
+// thread walked before, a huge object (whose lists are then freed) included.
+TEST(PodSpecFinder, WalksInTurnOnOneThreadFindTheSame) {
+  const std::string workload =
+      R"({"spec":{"template":{"metadata":{"annotations":{"b":"2","a":"1"}},"spec":{
+          "containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}},
+          "other":[{"spec":{"containers":[{"name":"d"}]}}]}})";
+  std::string huge = R"({"items":[)";
+  for (int i = 0; i < 3000; ++i) {
+    huge += std::string(i ? "," : "") + R"({"spec":{"containers":[{"name":"p)" + std::to_string(i) +
+            R"("}]}})";
+  }
+  huge += "]}";
+  const std::vector<std::string> where = {
+      "spec.other[0].spec /spec/other/0/spec |  ",
+      "spec.template.spec /spec/template/spec | spec.template.metadata /spec/template/metadata"};
+  const std::vector<std::string> containers = {
+      R"(spec.other[0].spec.containers[0] "d" limits{} requests{} env{})",
+      R"(spec.template.spec.containers[0] "c" limits{nvidia.com/gpu=1} requests{} env{})"};
+  for (const std::string& before : {std::string("{}"), huge, workload, huge}) {
+    SCOPED_TRACE(before.substr(0, 40));
+    for (const auto& [frontEnd, view] : AllFrontEnds(before)) {
+      EXPECT_EQ(view.podSpecs.size(), before == huge ? 3000u : before == workload ? 2u : 0u);
+    }
+    for (const auto& [frontEnd, view] : AllFrontEnds(workload)) {
+      SCOPED_TRACE(frontEnd);
+      EXPECT_EQ(Wheres(view), where);
+      std::vector<std::string> found;
+      for (const auto& pod : view.podSpecs) {
+        for (auto& line : Containers(pod)) found.push_back(std::move(line));
+      }
+      EXPECT_EQ(found, containers);
+      ASSERT_EQ(view.podSpecs.size(), 2u);
+      EXPECT_EQ(
+          view.podSpecs[1].annotations,
+          (std::vector<std::pair<std::string_view, std::string_view>>{{"a", "1"}, {"b", "2"}}));
+    }
+  }
+}
+
 // A number's text is gone once parsed, so the request path reads it back from the body for
 // decimals; the cluster layer's nlohmann front end prints the double (the apiserver writes a Pod's
 // quantities as strings, so watched pods never carry one).

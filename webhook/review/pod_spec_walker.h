@@ -92,8 +92,8 @@ class SpecReader {
     return std::nullopt;
   }
 
-  // Room for a list's entries, up to 64: one allocation for a usual list, and a hostile body's
-  // huge list grows as it would have without this.
+  // Room for a list's items or a map's members, up to 64: one allocation for a usual list, and a
+  // hostile body's huge list grows as it would have without this.
   size_t ReserveFor(Value list) const { return std::min<size_t>(json_.Size(list), 64); }
 
   std::string_view String(Found v, std::string_view key, const FieldPath& path) {
@@ -123,8 +123,7 @@ class SpecReader {
       }
       out.push_back({name, q});
     });
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    return out;
+    return out;  // sorted by name: ForEachMember goes in key order
   }
 
   std::vector<policy::EnvVarView> Env(Found list, const FieldPath& container) {
@@ -172,6 +171,7 @@ class SpecReader {
     list = Typed(list, "tolerations", JsonType::kArray, spec);
     view.hasTolerations = list.has_value();
     if (!list) return;
+    view.tolerations.reserve(ReserveFor(*list));
     json_.ForEachItem(*list, [&](size_t i, Value t) {
       const FieldPath at{.parent = &spec, .field = "tolerations", .index = i};
       if (!IsObject(t, at)) return;
@@ -190,6 +190,7 @@ class SpecReader {
     map = Typed(map, "nodeSelector", JsonType::kObject, spec);
     view.hasNodeSelector = map.has_value();
     if (!map) return;
+    view.nodeSelector.reserve(ReserveFor(*map));
     const FieldPath at{.parent = &spec, .field = "nodeSelector"};
     json_.ForEachMember(*map, [&](std::string_view key, Value value) {
       std::string_view label = String(value, key, at);
@@ -236,6 +237,7 @@ class SpecReader {
     Found a = Typed(json_.Find(metadata, "annotations"), "annotations", JsonType::kObject, at);
     view.hasAnnotations = a.has_value();
     if (!a) return;
+    view.annotations.reserve(ReserveFor(*a));
     json_.ForEachMember(*a, [&](std::string_view key, Value value) {
       if (json_.Type(value) != JsonType::kString) {
         errors_.push_back({view.metadataPath + ".annotations[" + std::string(key) + "]",
@@ -306,9 +308,11 @@ struct Location {
   std::string pointer;
 };
 
-inline Location Locate(const std::vector<Step>& steps, size_t step) {
+// `chain` is working room, its contents replaced.
+inline Location Locate(const std::vector<Step>& steps, size_t step,
+                       std::vector<const Step*>& chain) {
   Location loc;
-  std::vector<const Step*> chain;
+  chain.clear();
   for (size_t i = step; i != kNoStep; i = steps[i].parent) chain.push_back(&steps[i]);
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     const Step& s = **it;
@@ -390,6 +394,51 @@ inline bool IsStructured(JsonType type) {
   return type == JsonType::kObject || type == JsonType::kArray;
 }
 
+// The walk's working lists. Each thread keeps one set between walks (ScratchLease), so a walk
+// allocates none of them once the thread has walked an object as large: only the views it
+// returns. A set grown past kKeepScratch entries (a huge or hostile object) is freed instead.
+template <typename Value>
+struct WalkScratch {
+  static constexpr size_t kKeepScratch = 1024;
+
+  std::vector<Step> steps;
+  std::vector<NodeToVisit<Value>> stack;
+  std::vector<const Step*> chain;  // Locate's
+
+  bool WorthKeeping() const {
+    return steps.capacity() <= kKeepScratch && stack.capacity() <= kKeepScratch &&
+           chain.capacity() <= kKeepScratch;
+  }
+};
+
+// Borrows the thread's scratch for one walk and gives it back, emptied, at the end. A walk that
+// started inside another on the same thread (none does today) finds the set taken and starts
+// with empty lists: correct, only slower.
+template <typename Value>
+class ScratchLease {
+ public:
+  ScratchLease() : scratch_(std::move(Kept())) {}
+  ~ScratchLease() {
+    if (!scratch_.WorthKeeping()) return;
+    scratch_.steps.clear();
+    scratch_.stack.clear();
+    scratch_.chain.clear();
+    Kept() = std::move(scratch_);
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+
+  WalkScratch<Value>* operator->() { return &scratch_; }
+
+ private:
+  static WalkScratch<Value>& Kept() {
+    thread_local WalkScratch<Value> kept;
+    return kept;
+  }
+
+  WalkScratch<Value> scratch_;  // a moved-from vector is empty: Kept() is left with none
+};
+
 }  // namespace walk_detail
 
 template <typename View>
@@ -400,9 +449,10 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
   using Value = typename View::Value;
   policy::ObjectView result;
   SpecReader<View> reader(json, texts, result.shapeErrors);
-  std::vector<Step> steps;
+  ScratchLease<Value> scratch;
+  std::vector<Step>& steps = scratch->steps;
   // Depth-first with an explicit stack; children are pushed, then reversed so they pop in order.
-  std::vector<NodeToVisit<Value>> stack;
+  std::vector<NodeToVisit<Value>>& stack = scratch->stack;
   stack.push_back({object, std::nullopt, kNoStep});
   while (!stack.empty()) {
     const NodeToVisit<Value> p = stack.back();
@@ -411,7 +461,8 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
     const JsonType type = json.Type(p.node);
     if (type == JsonType::kObject) {
       if (IsPodSpec(json, p.node)) {
-        result.podSpecs.push_back(ReadPodSpec(json, p, Locate(steps, p.step), reader));
+        result.podSpecs.push_back(
+            ReadPodSpec(json, p, Locate(steps, p.step, scratch->chain), reader));
         result.podSpecs.back().backing = backing;
         continue;  // a pod spec holds no further pod specs
       }

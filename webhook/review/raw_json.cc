@@ -91,7 +91,9 @@ std::optional<std::string> RawJsonFinder::At(std::string_view pointer) const {
     DecimalCollector collector(decimals_);
     if (!json::sax_parse(body_.begin(), body_.end(), &collector)) decimals_.clear();
   }
-  auto it = decimals_.find(prefix_ + std::string(pointer));
+  std::string absolute(prefix_);
+  absolute += pointer;
+  auto it = decimals_.find(absolute);
   if (it == decimals_.end()) return std::nullopt;
   return it->second;
 }

@@ -19,10 +19,11 @@ namespace gpugate::review {
 
 class RawJsonFinder {
  public:
-  // `body` is the whole JSON text, already validated, and must outlive the finder. Pointers passed
-  // to At() are relative to `prefix` (an RFC 6901 pointer, e.g. "/request/object").
-  RawJsonFinder(std::string_view body, std::string prefix)
-      : body_(body), prefix_(std::move(prefix)) {}
+  // `body` is the whole JSON text, already validated, and must outlive the finder, as must
+  // `prefix` (an RFC 6901 pointer, e.g. "/request/object": a literal). Pointers passed to At()
+  // are relative to `prefix`. Constructing one allocates nothing: a decode makes two, and most
+  // never ask.
+  RawJsonFinder(std::string_view body, std::string_view prefix) : body_(body), prefix_(prefix) {}
 
   // The literal text of the quantity at prefix + `pointer` (".../resources/limits/<name>" or
   // ".../requests/<name>"), when it is a non-integer number; nullopt otherwise. Where an object
@@ -32,7 +33,7 @@ class RawJsonFinder {
 
  private:
   std::string_view body_;
-  std::string prefix_;
+  std::string_view prefix_;
   mutable bool scanned_ = false;
   mutable std::unordered_map<std::string, std::string> decimals_;  // absolute pointer -> text
 };

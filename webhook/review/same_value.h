@@ -46,11 +46,13 @@ std::string ScalarText(const View& json, typename View::Value v) {
   return json.NumberText(v, [] { return std::string(); });
 }
 
-// A JSON value as the quantity text the pod-spec walk would read from it.
+// A JSON value as the quantity text the pod-spec walk would read from it: a string's view of the
+// document, or a number's text printed into `keep`.
 template <typename View>
 policy::QuantityText QuantityOf(const View& json, typename View::Value v, std::string& keep) {
   const JsonType t = json.Type(v);
-  if (t != JsonType::kString && t != JsonType::kNumber) return {JsonTypeName(t), true};
+  if (t == JsonType::kString) return {json.String(v)};
+  if (t != JsonType::kNumber) return {JsonTypeName(t), true};
   keep = ScalarText(json, v);
   return {keep};
 }

@@ -14,28 +14,38 @@ std::string Number(double v) {
   return buf;
 }
 
+// The value under `key` (views of the map's key), made on its first use.
+template <typename Map, typename Key>
+typename Map::mapped_type& At(Map& map, const Key& key) {
+  auto it = map.find(key);
+  if (it == map.end()) it = map.emplace(typename Map::key_type(key), 0).first;
+  return it->second;
+}
+
 }  // namespace
 
 void Metrics::CountRequest(std::string_view route, int code) {
   std::lock_guard lock(mu_);
-  ++requests_[{std::string(route), code}];
+  ++At(requests_, std::tuple(route, code));
 }
 
 void Metrics::CountDecision(std::string_view route, std::string_view decision,
                             std::string_view reason) {
   std::lock_guard lock(mu_);
-  ++decisions_[{std::string(route), std::string(decision), std::string(reason)}];
+  ++At(decisions_, std::tuple(route, decision, reason));
 }
 
 void Metrics::CountViolation(std::string_view rule, std::string_view mode) {
   std::lock_guard lock(mu_);
-  ++violations_[{std::string(rule), std::string(mode)}];
+  ++At(violations_, std::tuple(rule, mode));
 }
 
 void Metrics::ObserveLatency(std::string_view route, double seconds) {
   size_t i = std::lower_bound(kBuckets.begin(), kBuckets.end(), seconds) - kBuckets.begin();
   std::lock_guard lock(mu_);
-  Histogram& h = latency_[std::string(route)];
+  auto it = latency_.find(route);
+  if (it == latency_.end()) it = latency_.emplace(std::string(route), Histogram{}).first;
+  Histogram& h = it->second;
   if (i < kBuckets.size()) ++h.buckets[i];
   ++h.count;
   h.sum += seconds;

@@ -40,11 +40,14 @@ class Metrics {
     double sum = 0;
   };
 
+  // Keys compare with views of themselves (std::less<>), so counting a series that exists
+  // builds no strings.
   mutable std::mutex mu_;
-  std::map<std::tuple<std::string, int>, uint64_t> requests_;  // guarded by mu_
-  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> decisions_;  // mu_
-  std::map<std::tuple<std::string, std::string>, uint64_t> violations_;  // guarded by mu_
-  std::map<std::string, Histogram> latency_;                             // guarded by mu_
+  std::map<std::tuple<std::string, int>, uint64_t, std::less<>> requests_;  // guarded by mu_
+  std::map<std::tuple<std::string, std::string, std::string>, uint64_t, std::less<>>
+      decisions_;  // guarded by mu_
+  std::map<std::tuple<std::string, std::string>, uint64_t, std::less<>> violations_;  // mu_
+  std::map<std::string, Histogram, std::less<>> latency_;  // guarded by mu_
 };
 
 }  // namespace gpugate::serving

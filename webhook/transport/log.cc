@@ -74,6 +74,12 @@ void Emit(Level level, std::string_view members) {
   if (line.capacity() > kKeepLineBytes) std::string().swap(line);
 }
 
+// The buffer a thread's lines borrow: empty while a line has it.
+std::string& SpareLineBody() {
+  thread_local std::string spare;
+  return spare;
+}
+
 }  // namespace
 
 void InitJsonLogging() { JsonSink() = std::make_unique<BatchedSink>(BatchedSink::Options{}); }
@@ -100,10 +106,19 @@ std::string RenderLogMetrics() {
          std::to_string(s.droppedLines) + "\n";
 }
 
-LogLine::LogLine(std::string_view msg) {
+LogLine::LogLine(std::string_view msg) : body_(std::move(SpareLineBody())) {
+  body_.clear();
   body_.reserve(kReserve);
   body_ += R"("msg":)";
   AppendJsonString(body_, msg);
+}
+
+LogLine::~LogLine() {
+  // A rare long line's buffer (an error quoting a large body) does not stay with the thread.
+  std::string& spare = SpareLineBody();
+  if (body_.capacity() <= kKeepLineBytes && body_.capacity() > spare.capacity()) {
+    spare = std::move(body_);
+  }
 }
 
 LogLine& LogLine::Str(std::string_view key, std::string_view value) {

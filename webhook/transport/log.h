@@ -22,10 +22,16 @@ void FlushLogs();
 // gpugate_log_writes_total, gpugate_log_lines_dropped_total); zeros before InitJsonLogging.
 std::string RenderLogMetrics();
 
-// Keys are the program's own identifiers, written as they are; values are escaped.
+// Keys are the program's own identifiers, written as they are; values are escaped. A line
+// borrows its thread's buffer and gives it back when destroyed, so logging a line allocates
+// nothing once the thread has logged one as long (a line built while another is alive on the
+// same thread gets a buffer of its own).
 class LogLine {
  public:
   explicit LogLine(std::string_view msg);
+  ~LogLine();
+  LogLine(const LogLine&) = delete;
+  LogLine& operator=(const LogLine&) = delete;
   LogLine& Str(std::string_view key, std::string_view value);
   LogLine& Int(std::string_view key, int64_t value);
   LogLine& Bool(std::string_view key, bool value);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+#include <vector>
 
 namespace gpugate::transport {
 namespace {
@@ -76,6 +77,33 @@ TEST(LogLine, ALongLineIsWrittenWhole) {
   const std::string value(100'000, 'v');
   const std::string out = StderrOf([&] { LogLine("long").Str("value", value).Info(); });
   EXPECT_EQ(nlohmann::json::parse(out)["value"], value);
+}
+
+// Lines borrow their thread's buffer: lines built one inside another, and lines after a long
+// one (whose buffer is not kept), each come out whole with only their own members.
+TEST(LogLine, LinesInTurnAndInsideEachOtherKeepTheirOwnMembers) {
+  const std::string value(100'000, 'v');
+  const std::string out = StderrOf([&] {
+    LogLine("first").Str("a", "1").Info();
+    LogLine outer("outer");
+    outer.Str("b", "2");
+    LogLine("inner").Str("c", "3").Info();
+    outer.Str("d", "4").Info();
+    LogLine("long").Str("value", value).Info();
+    LogLine("last").Str("e", "5").Info();
+  });
+  std::vector<nlohmann::json> lines;
+  for (size_t at = 0, end; (end = out.find('\n', at)) != std::string::npos; at = end + 1) {
+    lines.push_back(nlohmann::json::parse(out.substr(at, end - at)));
+    lines.back().erase("time");
+  }
+  ASSERT_EQ(lines.size(), 5u) << out.substr(0, 500);
+  EXPECT_EQ(lines[0], (nlohmann::json{{"level", "info"}, {"msg", "first"}, {"a", "1"}}));
+  EXPECT_EQ(lines[1], (nlohmann::json{{"level", "info"}, {"msg", "inner"}, {"c", "3"}}));
+  EXPECT_EQ(lines[2],
+            (nlohmann::json{{"level", "info"}, {"msg", "outer"}, {"b", "2"}, {"d", "4"}}));
+  EXPECT_EQ(lines[3], (nlohmann::json{{"level", "info"}, {"msg", "long"}, {"value", value}}));
+  EXPECT_EQ(lines[4], (nlohmann::json{{"level", "info"}, {"msg", "last"}, {"e", "5"}}));
 }
 
 }  // namespace
