@@ -6,7 +6,7 @@ DEV_CERTS := certs/dev
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test run certs install bench bench-micro bench-load bench-attacks bench-burst \
+.PHONY: all deps build test run certs install release bench bench-micro bench-load bench-attacks bench-burst \
 	bench-review bench-cluster bench-audit soak-load soak format clean test-deps \
 	fuzz-deps fuzz-build fuzz test-sanitize test-asan test-tsan fresh-check kubectl cel cel-if-npm test-tools e2e e2e-playground
 
@@ -89,6 +89,12 @@ run: build $(DEV_CERTS)/tls.crt
 # gpugate and the kubectl plugin links kubectl-gpuquota and kubectl-gpuusage into $(PREFIX)/bin.
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# gpugate as the image ships it, in build-release: a Release build optimised with a profile of
+# the golden reviews (tools/pgo-build.sh trains an instrumented build, then builds again).
+release:
+	@bash tools/install-deps.sh pgo
+	JOBS=$(JOBS) bash tools/pgo-build.sh build-release gpugate
 
 # The whole suite: the per-layer micro-benchmarks, then the load benchmarks against the floor.
 bench: bench-micro bench-load

@@ -20,6 +20,8 @@ packages=(
 # `install-deps.sh e2e` adds what tests/e2e/ runs besides the control plane: python3 (free ports, the
 # Service's stand-in proxy), openssl and curl. `install-deps.sh chart` adds python3 with PyYAML for
 # tests/chart/; `install-deps.sh image` adds podman, runc and debootstrap (make image).
+# `install-deps.sh pgo` adds python3 for the training run of a profile-guided build
+# (tools/pgo-build.sh: the image, make release, the load benchmarks).
 # `install-deps.sh test` adds strace, valgrind and python3 for the cost budgets of tests/budget/
 # and the XML check of usage charts (tests/integration/usage_cli_test.cc)
 # (make test runs it).
@@ -34,6 +36,7 @@ for group in "$@"; do
     e2e) packages+=(python3 openssl curl) ;;  # tests/e2e/ (the Go toolchain is not Debian's)
     chart) packages+=(python3 python3-yaml openssl) ;;  # tests/chart/, tests/image/
     image) packages+=(podman runc debootstrap curl) ;;  # make image, make image-test
+    pgo) packages+=(python3) ;;  # tools/pgo-build.sh's training run (tools/pgo_train.py)
     *) echo "install-deps.sh: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

@@ -35,11 +35,14 @@
 # bash tools/install-deps.sh beast, which make bench-load EVBEAST=1 runs), ROUNDS (3: how many
 # times every case runs on every server; medians and per-round ratios are reported), GOPEER (1:
 # each case also runs the Go peer, bench/load/gopeer, as server "gopeer", built by
-# bench/load/build_gopeer.sh; 0 leaves it out, as does a machine without Go).
+# bench/load/build_gopeer.sh; 0 leaves it out, as does a machine without Go), PGO (1: gpugate
+# and the floors are built as the image is, optimised with a profile of the golden reviews by
+# tools/pgo-build.sh, which trains and builds twice; 0: a plain Release build).
 #
 # Comparing two commits: git worktree add /tmp/before <commit>; build its gpugate with
-# cmake -S /tmp/before -B /tmp/before/build-bench -DCMAKE_BUILD_TYPE=Release
-# -DGPUGATE_BUILD_TESTS=OFF; then BASELINE=/tmp/before/build-bench/webhook/gpugate make bench-load.
+# tools/pgo-build.sh /tmp/before/build-bench (a commit without that script: cmake -S /tmp/before
+# -B /tmp/before/build-bench -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_TESTS=OFF, then
+# cmake --build); then BASELINE=/tmp/before/build-bench/webhook/gpugate make bench-load.
 # Needs wrk, taskset, ss, gnuplot, curl, python3: `bash tools/install-deps.sh bench`.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -66,10 +69,16 @@ prepare() {
     command -v $tool >/dev/null || { log "$tool missing: bash tools/install-deps.sh bench"; exit 1; }
   done
   wait_for_idle
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON \
-    -DGPUGATE_BUILD_TESTS=OFF >/dev/null
-  cmake --build "$BUILD" -j"${JOBS:-2}" --target gpugate gpugate_floor \
-    $([ "${EVBEAST:-}" != 1 ] || echo gpugate_floor_beast)
+  local targets=(gpugate gpugate_floor)
+  [ "${EVBEAST:-}" != 1 ] || targets+=(gpugate_floor_beast)
+  if [ "${PGO:-1}" = 1 ]; then  # as the image is built: tools/pgo-build.sh
+    CMAKE_ARGS="-DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF" JOBS="${JOBS:-2}" \
+      bash "$ROOT/tools/pgo-build.sh" "$BUILD" "${targets[@]}" >&2
+  else
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_BENCH=ON \
+      -DGPUGATE_BUILD_TESTS=OFF -DGPUGATE_PGO= >/dev/null
+    cmake --build "$BUILD" -j"${JOBS:-2}" --target "${targets[@]}"
+  fi
   if [ "$MODE" = load ] && [ "${GOPEER:-1}" = 1 ]; then
     GOPEER_BIN=$(bash "$SCRIPT_DIR/build_gopeer.sh" "$BUILD/gopeer") ||
       log "no Go peer (bench/load/build_gopeer.sh failed, or no Go 1.26): running without it"
