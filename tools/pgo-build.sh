@@ -16,7 +16,6 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:?usage: pgo-build.sh BUILD_DIR [TARGET...]}
 shift
 TARGETS=("${@:-gpugate}")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(gpugate)
 JOBS=${JOBS:-2}
 read -r -a EXTRA <<<"${CMAKE_ARGS:-}"
 PROFILE=$(cd "$ROOT" && mkdir -p "$BUILD" && cd "$BUILD" && pwd)/pgo-profile
