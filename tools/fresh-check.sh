@@ -78,6 +78,13 @@ for m in proc sys dev dev/pts; do
   mounted+=("$root/$m")
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The machine's own trust anchors (a network whose proxy re-signs TLS, as npm's registry is
+# reached here, needs its CA): a user's machine on that network has them too.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null
+fi
 
 commit=$(git -C "$repo" rev-parse HEAD)
 [ -z "$(git -C "$repo" status --porcelain)" ] ||
@@ -88,8 +95,8 @@ clone() {
 }
 step "git clone of $(git -C "$repo" rev-parse --short HEAD)" clone
 
-in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-  TERM=dumb LANG=C.UTF-8 bash -c "cd /root/gpugate && $1"; }
+root_env=(HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb LANG=C.UTF-8)
+in_root() { chroot "$root" /usr/bin/env -i "${root_env[@]}" bash -c "cd /root/gpugate && $1"; }
 
 rc=0
 step "make test" in_root "make test 2>&1 | tee /root/make-test.log" || rc=1
@@ -99,7 +106,7 @@ summary=$(grep -E 'tests passed' "$log"; echo "$(grep -c '(Skipped)' "$log") tes
   sed -n '/^Skipped tests, by reason:/,$p' "$log")
 
 serve() {
-  setsid chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+  setsid chroot "$root" /usr/bin/env -i "${root_env[@]}" \
     bash -c "cd /root/gpugate && exec make run" >"$work/make-run.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 600); do

