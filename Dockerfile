@@ -8,13 +8,16 @@ FROM debian:bookworm AS build
 ARG JOBS=
 WORKDIR /src
 COPY tools/install-deps.sh tools/install-deps.sh
-RUN bash tools/install-deps.sh && rm -rf /var/lib/apt/lists/*
-# Only what the binary is built from, so a change elsewhere (docs, tests, manifests) keeps the
-# compiled layer.
+RUN bash tools/install-deps.sh pgo && rm -rf /var/lib/apt/lists/*
+# Only what the binary is built from, and the golden reviews its profile-guided build trains on
+# (tools/pgo-build.sh), so a change elsewhere (docs, other tests, manifests) keeps the compiled
+# layer.
 COPY CMakeLists.txt ./
+COPY tools/pgo-build.sh tools/pgo_train.py tools/
+COPY tests/testdata/validate tests/testdata/validate
+COPY tests/testdata/mutate tests/testdata/mutate
 COPY webhook webhook
-RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUGATE_BUILD_TESTS=OFF \
- && cmake --build build -j"${JOBS:-$(nproc)}" --target gpugate \
+RUN CMAKE_ARGS="-DGPUGATE_BUILD_TESTS=OFF" JOBS="${JOBS:-$(nproc)}" bash tools/pgo-build.sh build gpugate \
  && strip build/webhook/gpugate
 
 # --- runtime: only the shared libraries the binary links (nlohmann-json is header-only) ---

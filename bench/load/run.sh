@@ -35,10 +35,9 @@
 # bash tools/install-deps.sh beast, which make bench-load EVBEAST=1 runs), ROUNDS (3: how many
 # times every case runs on every server; medians and per-round ratios are reported), GOPEER (1:
 # each case also runs the Go peer, bench/load/gopeer, as server "gopeer", built by
-# bench/load/build_gopeer.sh; 0 leaves it out, as does a machine without Go), PGO (0: a plain
-# Release build, as the image ships; 1: gpugate and the floors as `make release` builds them,
-# optimised with a profile of the golden reviews by tools/pgo-build.sh, which trains and builds
-# twice).
+# bench/load/build_gopeer.sh; 0 leaves it out, as does a machine without Go), PGO (1: gpugate
+# and the floors are built as the image is, optimised with a profile of the golden reviews by
+# tools/pgo-build.sh, which trains and builds twice; 0: a plain Release build).
 #
 # Comparing two commits: git worktree add /tmp/before <commit>; build its gpugate with
 # tools/pgo-build.sh /tmp/before/build-bench (a commit without that script: cmake -S /tmp/before
@@ -72,7 +71,7 @@ prepare() {
   wait_for_idle
   local targets=(gpugate gpugate_floor)
   [ "${EVBEAST:-}" != 1 ] || targets+=(gpugate_floor_beast)
-  if [ "${PGO:-0}" = 1 ]; then  # as `make release` builds: tools/pgo-build.sh
+  if [ "${PGO:-1}" = 1 ]; then  # as the image is built: tools/pgo-build.sh
     CMAKE_ARGS="-DGPUGATE_BUILD_BENCH=ON -DGPUGATE_BUILD_TESTS=OFF" JOBS="${JOBS:-2}" \
       bash "$ROOT/tools/pgo-build.sh" "$BUILD" "${targets[@]}" >&2
   else
