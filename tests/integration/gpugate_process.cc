@@ -172,6 +172,7 @@ void GpugateServer::Kill() {
   kill(pid_, SIGKILL);
   WaitExit(pid_);
   pid_ = -1;
+  WaitForOutputEnd();
 }
 
 void GpugateServer::Terminate() {
@@ -185,7 +186,14 @@ int GpugateServer::Stop() {
   if (!terminated_) kill(pid_, SIGTERM);
   int code = WaitExit(pid_);
   pid_ = -1;
+  WaitForOutputEnd();
   return code;
+}
+
+void GpugateServer::WaitForOutputEnd() {
+  // The pipe is O_CLOEXEC in the test, so the child was its only writer: its end comes at once.
+  std::unique_lock lock(mu_);
+  grew_.wait_for(lock, std::chrono::seconds(10), [&] { return eof_; });
 }
 
 }  // namespace gpugate::testing

@@ -42,12 +42,12 @@ class GpugateServer {
   const std::string& caFile() const { return caFile_; }
   // A client that verifies the server certificate against the test CA, with TCP_NODELAY.
   std::unique_ptr<httplib::SSLClient> Client() const;
-  // Sends SIGTERM and waits; returns the exit status.
+  // Sends SIGTERM and waits for the exit and the end of its output; returns the exit status.
   int Stop();
   // Sends SIGTERM without waiting; Stop() then only waits for the exit (a second SIGTERM would
   // cut a graceful drain short).
   void Terminate();
-  // Sends SIGKILL (no chance to flush or clean up) and waits.
+  // Sends SIGKILL (no chance to flush or clean up) and waits, as Stop() does.
   void Kill();
   // Everything the server wrote to stdout and stderr so far (JSON log lines).
   std::string Logs();
@@ -56,6 +56,10 @@ class GpugateServer {
   bool WaitForLog(const std::string& needle, std::chrono::milliseconds timeout);
 
  private:
+  // After the exit: waits (up to 10 s) until the drain has read the output to its end, so
+  // Logs() holds the last lines the process wrote before it exited.
+  void WaitForOutputEnd();
+
   TempDir dir_;
   std::string caFile_;
   pid_t pid_ = -1;
