@@ -99,7 +99,7 @@ root_env=(HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb LANG=C.UTF-8)
 in_root() { chroot "$root" /usr/bin/env -i "${root_env[@]}" bash -c "cd /root/gpugate && $1"; }
 
 rc=0
-step "make test" in_root "make test 2>&1 | tee /root/make-test.log" || rc=1
+step "make test" in_root "set -o pipefail; make test 2>&1 | tee /root/make-test.log" || rc=1
 # ctest's summary: how many passed, how many were skipped, and why (tools/print-skips.sh).
 log=$root/root/make-test.log
 summary=$(grep -E 'tests passed' "$log"; echo "$(grep -c '(Skipped)' "$log") tests skipped";
