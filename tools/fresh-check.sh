@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's quick start, as a new user meets it: a clean Debian bookworm root made with
 # debootstrap (minbase plus build-essential, cmake, git, make, python3, curl, ca-certificates),
-# a clone of the current commit inside it, `make test`, then `make run` and a curl of
-# https://127.0.0.1:8443/healthz. Prints the elapsed time of each step.
+# a clone of the current commit inside it, `make run` until https://127.0.0.1:8443/healthz
+# answers, then `make test` while it serves. Prints the elapsed time of each step.
 #
 #   sudo tools/fresh-check.sh            # the whole check (`make fresh-check`)
 #   sudo tools/fresh-check.sh --prepare  # only make the cached base root
@@ -99,17 +99,13 @@ root_env=(HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb LANG=C.UTF-8)
 in_root() { chroot "$root" /usr/bin/env -i "${root_env[@]}" bash -c "cd /root/gpugate && $1"; }
 
 rc=0
-step "make test" in_root "set -o pipefail; make test 2>&1 | tee /root/make-test.log" || rc=1
-# ctest's summary: how many passed, how many were skipped, and why (tools/print-skips.sh).
-log=$root/root/make-test.log
-summary=$(grep -E 'tests passed' "$log"; echo "$(grep -c '(Skipped)' "$log") tests skipped";
-  sed -n '/^Skipped tests, by reason:/,$p' "$log")
-
+# The README's order: `make run` first (it installs what is missing, builds, makes the development
+# certificates and serves), then `make test` beside it while it serves.
 serve() {
   setsid chroot "$root" /usr/bin/env -i "${root_env[@]}" \
     bash -c "cd /root/gpugate && exec make run" >"$work/make-run.log" 2>&1 &
   server_pid=$!
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 3600); do
     if in_root "curl -sf --cacert certs/dev/ca.crt https://127.0.0.1:8443/healthz" 2>/dev/null; then
       echo
       return 0
@@ -121,6 +117,18 @@ serve() {
   return 1
 }
 step "make run, then curl https://127.0.0.1:8443/healthz" serve || rc=1
+
+step "make test (while make run serves)" \
+  in_root "set -o pipefail; make test 2>&1 | tee /root/make-test.log" || rc=1
+# ctest's summary: how many passed, how many were skipped, and why (tools/print-skips.sh).
+log=$root/root/make-test.log
+summary=$(grep -E 'tests passed' "$log"; echo "$(grep -c '(Skipped)' "$log") tests skipped";
+  sed -n '/^Skipped tests, by reason:/,$p' "$log")
+if [ -n "$server_pid" ] && ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "fresh-check: make run stopped while make test ran:"
+  tail -20 "$work/make-run.log"
+  rc=1
+fi
 
 print_report
 [ -n "${summary:-}" ] && { echo "make test said:"; echo "$summary" | head -80; }
