@@ -22,50 +22,42 @@ shift 4
 binaries=("$@")
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
+TIMEOUT=${TIMEOUT:-2s}
 WORK=$(mktemp -d /tmp/gpugate-cpu-ab.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=bench/load/lib.sh
+source "$SCRIPT_DIR/lib.sh"
+trap 'stop_server; rm -rf "$WORK"' EXIT
 for tool in wrk taskset curl python3; do
-  command -v $tool >/dev/null || { echo "$tool missing: bash tools/install-deps.sh bench" >&2; exit 1; }
+  command -v $tool >/dev/null || { log "$tool missing: bash tools/install-deps.sh bench"; exit 1; }
 done
-for b in "${binaries[@]}"; do [ -x "$b" ] || { echo "not an executable: $b" >&2; exit 1; }; done
+for b in "${binaries[@]}"; do [ -x "$b" ] || { log "not an executable: $b"; exit 1; }; done
+is_floor() { [[ $(basename "$1") == *floor* ]]; }
 
-gpugate=""
-for b in "${binaries[@]}"; do [[ $(basename "$b") == *floor* ]] || { gpugate=$b; break; }; done
-[ -n "$gpugate" ] || { echo "needs at least one gpugate binary (for its certificate)" >&2; exit 1; }
-"$gpugate" certs --out "$WORK/certs" --host 127.0.0.1 >/dev/null
-body=${BODY:-$WORK/bodies/3k.json}
-if [ -z "${BODY:-}" ]; then
-  python3 "$SCRIPT_DIR/make_bodies.py" "$WORK/bodies" "$ROOT/tests/testdata/k8s-api/core.v1.Pod.json" >/dev/null
-fi
+GPUGATE=""
+for b in "${binaries[@]}"; do is_floor "$b" || { GPUGATE=$b; break; }; done
+[ -n "$GPUGATE" ] || { log "needs at least one gpugate binary (for its certificate)"; exit 1; }
+"$GPUGATE" certs --out "$WORK/certs" --host 127.0.0.1 >/dev/null
+body=${BODY:-$WORK/3k.json}
+[ -n "${BODY:-}" ] ||
+  python3 "$SCRIPT_DIR/make_bodies.py" "$WORK" "$ROOT/tests/testdata/k8s-api/core.v1.Pod.json" >/dev/null
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-clk=$(getconf CLK_TCK)
 results=$WORK/results
 : >"$results"
 for round in $(seq "$rounds"); do
   for i in "${!binaries[@]}"; do
-    b=${binaries[$i]}
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    args=(--listen "127.0.0.1:$port" --tls-cert "$WORK/certs/tls.crt" --tls-key "$WORK/certs/tls.key")
-    if [[ $(basename "$b") == *floor* ]]; then
-      taskset -c "$SERVER_CPU" "$b" "${args[@]}" --transport event >/dev/null 2>&1 &
+    b=${binaries[$i]} port=$(free_port)
+    if is_floor "$b"; then
+      FLOOR=$b start_server evfloor "$port"
     else
-      taskset -c "$SERVER_CPU" "$b" serve "${args[@]}" >/dev/null 2>&1 &
+      GPUGATE=$b start_server gpugate "$port"
     fi
-    pid=$!
-    for _ in $(seq 100); do
-      curl -skf --max-time 1 "https://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-      sleep 0.1
-    done
-    t0=$(ticks "$pid")
-    out=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$conns" -d"${seconds}s" -s "$SCRIPT_DIR/post.lua" \
-      "https://127.0.0.1:$port/$route" -- "$body" | grep '^RESULT' || true)
-    t1=$(ticks "$pid")
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    t0=$(process_ticks "$SERVER_PID")
+    out=$(run_wrk "https://127.0.0.1:$port/$route" "$body" "$conns" "$seconds")
+    t1=$(process_ticks "$SERVER_PID")
+    stop_server
     requests=$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$out")
-    [ -n "$requests" ] && [ "$requests" -gt 0 ] || { echo "no answers from $b" >&2; exit 1; }
-    us=$(python3 -c "print(f'{($t1 - $t0) / $clk * 1e6 / $requests:.1f}')")
+    [ -n "$requests" ] && [ "$requests" -gt 0 ] || { log "no answers from $b"; exit 1; }
+    us=$(python3 -c "print(f'{($t1 - $t0) / $CLK_TCK * 1e6 / $requests:.1f}')")
     printf '%s %s %s\n' "$round" "$i" "$us" >>"$results"
     printf 'round %s  %-40s %8s requests  %6s CPU us/req\n' "$round" "$b" "$requests" "$us"
   done
