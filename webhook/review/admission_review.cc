@@ -58,7 +58,7 @@ class EnvelopeReader {
       return Fail("request body must be a JSON object (an AdmissionReview)");
     }
     static constexpr std::array<std::string_view, 3> kReview = {"apiVersion", "kind", "request"};
-    const auto [apiVersion, kind, request] = json_.FindAll(doc, kReview);
+    const auto [apiVersion, kind, request] = json_.template FindAll<kReview>(doc);
     out.apiVersion = StringOf(apiVersion);
     if (out.apiVersion != kV1 && out.apiVersion != kV1beta1) {
       return Fail("apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, got " +
@@ -73,15 +73,18 @@ class EnvelopeReader {
         "uid",       "kind",   "resource", "subResource", "name",   "namespace",
         "operation", "dryRun", "object",   "oldObject",   "options"};
     const auto [uid, objectKind, resource, subResource, name, ns, operation, dryRun, object,
-                oldObject, options] = json_.FindAll(*req, kRequest);
+                oldObject, options] = json_.template FindAll<kRequest>(*req);
     out.uid = StringOf(uid);
     if (out.uid.empty()) return Fail("request.uid must be a non-empty string");
     if (const Found k = ObjectOf(objectKind)) {
       static constexpr std::array<std::string_view, 3> kGvk = {"group", "version", "kind"};
-      const auto [group, version, kindName] = json_.FindAll(*k, kGvk);
+      const auto [group, version, kindName] = json_.template FindAll<kGvk>(*k);
       out.kind = {StringOf(group), StringOf(version), StringOf(kindName)};
     }
-    if (const Found r = ObjectOf(resource)) out.resource = StringOf(json_.Find(*r, "resource"));
+    if (const Found r = ObjectOf(resource)) {
+      static constexpr std::array<std::string_view, 1> kResource = {"resource"};
+      out.resource = StringOf(json_.template FindAll<kResource>(*r)[0]);
+    }
     out.subResource = StringOf(subResource);
     out.name = StringOf(name);
     out.ns = StringOf(ns);
@@ -139,25 +142,25 @@ class EnvelopeReader {
   // A Pod's lifecycle fields (PodLifecycle), from the object.
   PodLifecycle LifecycleOf(Value pod) const {
     static constexpr std::array<std::string_view, 3> kPod = {"metadata", "spec", "status"};
-    const auto [metadata, spec, status] = json_.FindAll(pod, kPod);
+    const auto [metadata, spec, status] = json_.template FindAll<kPod>(pod);
     PodLifecycle out;
     if (const Found m = ObjectOf(metadata)) {
       static constexpr std::array<std::string_view, 2> kMeta = {"deletionTimestamp",
                                                                 "deletionGracePeriodSeconds"};
-      const auto [timestamp, grace] = json_.FindAll(*m, kMeta);
+      const auto [timestamp, grace] = json_.template FindAll<kMeta>(*m);
       out.deletionTimestamp = TimeOf(timestamp);
       out.deletionGracePeriodSeconds = IntegerOf(grace);
     }
     if (const Found s = ObjectOf(spec)) {
       static constexpr std::array<std::string_view, 2> kSpec = {"nodeName",
                                                                 "terminationGracePeriodSeconds"};
-      const auto [nodeName, grace] = json_.FindAll(*s, kSpec);
+      const auto [nodeName, grace] = json_.template FindAll<kSpec>(*s);
       out.nodeName = StringOf(nodeName);
       out.terminationGracePeriodSeconds = IntegerOf(grace);
     }
     if (const Found s = ObjectOf(status)) {
       static constexpr std::array<std::string_view, 2> kStatus = {"phase", "startTime"};
-      const auto [phase, startTime] = json_.FindAll(*s, kStatus);
+      const auto [phase, startTime] = json_.template FindAll<kStatus>(*s);
       out.phase = StringOf(phase);
       out.startTime = TimeOf(startTime);
     }
@@ -173,7 +176,7 @@ class EnvelopeReader {
     }
     out.object = WalkPodSpecs(json_, object, texts_, backing_);
     static constexpr std::array<std::string_view, 2> kObject = {"metadata", "status"};
-    const auto [metadata, status] = json_.FindAll(object, kObject);
+    const auto [metadata, status] = json_.template FindAll<kObject>(object);
     std::string ns;
     out.objectMeta = MetaOf(metadata, &ns);
     if (const Found st = ObjectOf(status)) out.phase = StringOf(json_.Find(*st, "phase"));
@@ -187,7 +190,7 @@ class EnvelopeReader {
     if (!m) return {};
     static constexpr std::array<std::string_view, 4> kMeta = {"name", "uid", "deletionTimestamp",
                                                               "namespace"};
-    const auto [name, uid, deletion, nsField] = json_.FindAll(*m, kMeta);
+    const auto [name, uid, deletion, nsField] = json_.template FindAll<kMeta>(*m);
     if (ns) *ns = StringOf(nsField);
     return {.name = StringOf(name),
             .uid = StringOf(uid),

@@ -8,7 +8,8 @@
 //   Type(v)                 the JSON type
 //   Find(obj, key)          a member or nullopt; a repeated key yields its last value (nlohmann
 //                           keeps only the last; simdjson's DOM keeps all, and the view picks it)
-//   FindAll(obj, keys)      Find for several keys, in one pass over a DOM object
+//   FindAll<keys>(obj)      Find for several keys, in one pass over a DOM object; `keys` is a
+//                           constexpr std::array of string_views (KeyIndex)
 //   ForEachMember(obj, f)   f(key, value) in byte order of the keys, a repeated key once (last)
 //   ForEachItem(arr, f)     f(index, value) in order
 //   ZipMembers(a, b, f)     two objects' members paired in written order, repeated keys
@@ -31,6 +32,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -41,6 +43,27 @@
 #include "review/raw_json.h"
 
 namespace gpugate::review {
+
+namespace view_detail {
+template <const auto& Keys, size_t... I>
+constexpr size_t KeyIndex(std::string_view key, std::index_sequence<I...>) {
+  size_t found = sizeof...(I);
+  (void)((key.size() == Keys[I].size() &&
+                  std::memcmp(key.data(), Keys[I].data(), Keys[I].size()) == 0
+              ? (found = I, true)
+              : false) ||
+         ...);
+  return found;
+}
+}  // namespace view_detail
+
+// Which of `Keys` (a constexpr std::array of distinct string_views) `key` is, or Keys.size().
+// Each length and text is a constant, so the compiler reduces the lookup to a switch on the
+// length and one or two integer compares: no memcmp call per member of an object read.
+template <const auto& Keys>
+constexpr size_t KeyIndex(std::string_view key) {
+  return view_detail::KeyIndex<Keys>(key, std::make_index_sequence<std::size(Keys)>());
+}
 
 enum class JsonType { kNull, kBoolean, kNumber, kString, kArray, kObject, kInvalid };
 
@@ -101,11 +124,10 @@ class NlohmannView {
     return it == members.end() ? std::nullopt : std::optional<Value>(&it->second);
   }
 
-  template <size_t N>
-  static std::array<std::optional<Value>, N> FindAll(Value object,
-                                                     const std::array<std::string_view, N>& keys) {
-    std::array<std::optional<Value>, N> found;
-    for (size_t i = 0; i < N; ++i) found[i] = Find(object, keys[i]);
+  template <const auto& Keys>
+  static std::array<std::optional<Value>, std::size(Keys)> FindAll(Value object) {
+    std::array<std::optional<Value>, std::size(Keys)> found;
+    for (size_t i = 0; i < found.size(); ++i) found[i] = Find(object, Keys[i]);
     return found;
   }
 
@@ -195,25 +217,26 @@ class SimdjsonView {
     return JsonType::kInvalid;
   }
 
+  // A linear scan to the end (a DOM object is a list, like simdjson's at_key): the last of
+  // repeated keys wins.
   static std::optional<Value> Find(Value object, std::string_view key) {
-    return FindAll<1>(object, {key})[0];
-  }
-
-  // One linear scan for all `keys` (a DOM object is a list, like simdjson's at_key), to the end:
-  // the last of repeated keys wins.
-  template <size_t N>
-  static std::array<std::optional<Value>, N> FindAll(Value object,
-                                                     const std::array<std::string_view, N>& keys) {
-    std::array<std::optional<Value>, N> found;
+    std::optional<Value> found;
     simdjson::dom::object members;
     if (object.get_object().get(members) != simdjson::SUCCESS) return found;
     for (const auto& member : members) {
-      for (size_t i = 0; i < N; ++i) {
-        if (member.key == keys[i]) {
-          found[i] = member.value;
-          break;
-        }
-      }
+      if (member.key == key) found = member.value;
+    }
+    return found;
+  }
+
+  // One scan for all `Keys`, as Find.
+  template <const auto& Keys>
+  static std::array<std::optional<Value>, std::size(Keys)> FindAll(Value object) {
+    std::array<std::optional<Value>, std::size(Keys)> found;
+    simdjson::dom::object members;
+    if (object.get_object().get(members) != simdjson::SUCCESS) return found;
+    for (const auto& member : members) {
+      if (const size_t i = KeyIndex<Keys>(member.key); i < found.size()) found[i] = member.value;
     }
     return found;
   }

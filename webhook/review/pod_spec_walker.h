@@ -135,7 +135,7 @@ class SpecReader {
       const FieldPath at{.parent = &container, .field = "env", .index = i};
       if (!IsObject(e, at)) return;
       static constexpr std::array<std::string_view, 3> kKeys = {"name", "value", "valueFrom"};
-      const auto [name, value, from] = json_.FindAll(e, kKeys);
+      const auto [name, value, from] = json_.template FindAll<kKeys>(e);
       policy::EnvVarView var{.name = String(name, "name", at), .value = String(value, "value", at)};
       var.fromSource = from && json_.Type(*from) != JsonType::kNull;
       out.push_back(var);
@@ -148,11 +148,12 @@ class SpecReader {
     if (!IsObject(c, path)) return;
     static constexpr std::array<std::string_view, 5> kKeys = {"name", "resources", "env",
                                                               "securityContext", "restartPolicy"};
-    const auto [name, resources, env, securityContext, restartPolicy] = json_.FindAll(c, kKeys);
+    const auto [name, resources, env, securityContext, restartPolicy] =
+        json_.template FindAll<kKeys>(c);
     policy::ContainerView view{.kind = kind, .index = at.index, .name = String(name, "name", path)};
     if (Found r = Typed(resources, "resources", JsonType::kObject, path)) {
       static constexpr std::array<std::string_view, 2> kLists = {"limits", "requests"};
-      const auto [limits, requests] = json_.FindAll(*r, kLists);
+      const auto [limits, requests] = json_.template FindAll<kLists>(*r);
       const FieldPath rpath{.parent = &path, .field = "resources"};
       view.limits = Resources(limits, "limits", rpath, at);
       view.requests = Resources(requests, "requests", rpath, at);
@@ -177,7 +178,7 @@ class SpecReader {
       if (!IsObject(t, at)) return;
       static constexpr std::array<std::string_view, 4> kKeys = {"key", "operator", "value",
                                                                 "effect"};
-      const auto [key, op, value, effect] = json_.FindAll(t, kKeys);
+      const auto [key, op, value, effect] = json_.template FindAll<kKeys>(t);
       view.tolerations.push_back({.key = String(key, "key", at),
                                   .op = String(op, "operator", at),
                                   .value = String(value, "value", at),
@@ -218,7 +219,7 @@ class SpecReader {
       const FieldPath at{.parent = &r, .field = "nodeSelectorTerms", .index = i};
       if (!IsObject(t, at)) return;
       static constexpr std::array<std::string_view, 2> kKeys = {"matchExpressions", "matchFields"};
-      const auto [expressions, fields] = json_.FindAll(t, kKeys);
+      const auto [expressions, fields] = json_.template FindAll<kKeys>(t);
       policy::NodeSelectorTermView term;
       term.onFields = fields && json_.Type(*fields) == JsonType::kArray;
       if (Found list = Typed(expressions, "matchExpressions", JsonType::kArray, at)) {
@@ -234,7 +235,9 @@ class SpecReader {
   // Views iterate members in key order, so the annotations come out sorted.
   void Annotations(Value metadata, policy::PodSpecView& view) {
     const FieldPath at{.root = &view.metadataPath};
-    Found a = Typed(json_.Find(metadata, "annotations"), "annotations", JsonType::kObject, at);
+    static constexpr std::array<std::string_view, 1> kAnnotations = {"annotations"};
+    Found a = Typed(json_.template FindAll<kAnnotations>(metadata)[0], "annotations",
+                    JsonType::kObject, at);
     view.hasAnnotations = a.has_value();
     if (!a) return;
     view.annotations.reserve(ReserveFor(*a));
@@ -251,7 +254,7 @@ class SpecReader {
  private:
   policy::NodeRequirementView Requirement(Value e, const FieldPath& at) {
     static constexpr std::array<std::string_view, 3> kKeys = {"key", "operator", "values"};
-    const auto [key, op, values] = json_.FindAll(e, kKeys);
+    const auto [key, op, values] = json_.template FindAll<kKeys>(e);
     policy::NodeRequirementView out{.key = String(key, "key", at),
                                     .op = String(op, "operator", at)};
     if (Found list = Typed(values, "values", JsonType::kArray, at)) {
@@ -339,7 +342,7 @@ policy::PodSpecView ReadPodSpec(const View& json, const NodeToVisit<typename Vie
   static constexpr std::array<std::string_view, 8> kKeys = {
       "initContainers", "containers",  "ephemeralContainers", "schedulerName",
       "nodeName",       "tolerations", "nodeSelector",        "affinity"};
-  const auto found = json.FindAll(p.node, kKeys);
+  const auto found = json.template FindAll<kKeys>(p.node);
   static constexpr policy::ContainerKind kKinds[] = {policy::ContainerKind::kInit,
                                                      policy::ContainerKind::kRegular,
                                                      policy::ContainerKind::kEphemeral};
@@ -362,7 +365,8 @@ policy::PodSpecView ReadPodSpec(const View& json, const NodeToVisit<typename Vie
   reader.RequiredNodeAffinity(found[7], at, view);
   // A pod spec's metadata is its sibling: {metadata, spec} in a Pod or a pod template.
   if (p.parent && loc.key == "spec") {
-    std::optional<Value> m = json.Find(*p.parent, "metadata");
+    static constexpr std::array<std::string_view, 1> kMetadata = {"metadata"};
+    std::optional<Value> m = json.template FindAll<kMetadata>(*p.parent)[0];
     if (m && json.Type(*m) == JsonType::kObject) {
       view.metadataPath = view.path.substr(0, view.path.size() - 4) + "metadata";
       view.metadataPointer = view.pointer.substr(0, view.pointer.size() - 4) + "metadata";
@@ -377,7 +381,8 @@ policy::PodSpecView ReadPodSpec(const View& json, const NodeToVisit<typename Vie
 // element is required before the object counts as a pod spec.
 template <typename View>
 bool IsPodSpec(const View& json, typename View::Value node) {
-  auto list = json.Find(node, "containers");
+  static constexpr std::array<std::string_view, 1> kContainers = {"containers"};
+  auto list = json.template FindAll<kContainers>(node)[0];
   if (!list || json.Type(*list) != JsonType::kArray) return false;
   bool anObject = false;
   json.ForEachItem(*list, [&](size_t, typename View::Value c) {
