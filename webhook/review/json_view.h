@@ -242,40 +242,47 @@ class SimdjsonView {
   }
 
   // Objects in the apiserver's output are mostly in struct-field order, maps (annotations,
-  // resource lists) in key order; only the former pay for a sort.
+  // resource lists) in key order. A small object (a container's resources, a pod's few
+  // annotations) is read once, into a stack array kept sorted by insertion: stable, no
+  // allocation, and one key compare per member when the keys come in order. A larger one is
+  // checked for order first and sorted only when it is out of order.
   template <typename F>
   static void ForEachMember(Value object, F&& f) {
     simdjson::dom::object members;
     if (object.get_object().get(members) != simdjson::SUCCESS) return;
-    if (KeysAscending(members)) {
-      for (const auto& member : members) f(member.key, member.value);
-      return;
-    }
     using Member = std::pair<std::string_view, Value>;
-    const auto byKey = [](const Member& a, const Member& b) { return a.first < b.first; };
-    // A small object (a container's resources, a pod's few annotations) sorts on the stack, by
-    // insertion: stable, and no allocation.
     std::array<Member, kSortOnStack> small;
     std::vector<Member> large;
     Member* sorted = small.data();
     size_t n = 0;
-    if (members.size() > kSortOnStack) {
-      large.reserve(members.size());
-      for (const auto& member : members) large.emplace_back(member.key, member.value);
-      std::stable_sort(large.begin(), large.end(), byKey);
-      sorted = large.data();
-      n = large.size();
-    } else {
+    bool repeated = false;  // a key came twice: the last one wins
+    if (members.size() <= kSortOnStack) {
       for (const auto& member : members) {
         size_t at = n++;
-        for (; at > 0 && byKey({member.key, member.value}, sorted[at - 1]); --at) {
+        for (; at > 0; --at) {
+          const int order = member.key.compare(sorted[at - 1].first);
+          if (order >= 0) {
+            repeated = repeated || order == 0;
+            break;
+          }
           sorted[at] = sorted[at - 1];
         }
         sorted[at] = {member.key, member.value};
       }
+    } else if (KeysAscending(members)) {
+      for (const auto& member : members) f(member.key, member.value);
+      return;
+    } else {
+      large.reserve(members.size());
+      for (const auto& member : members) large.emplace_back(member.key, member.value);
+      const auto byKey = [](const Member& a, const Member& b) { return a.first < b.first; };
+      std::stable_sort(large.begin(), large.end(), byKey);
+      sorted = large.data();
+      n = large.size();
+      repeated = true;  // not known: checked below
     }
     for (size_t i = 0; i < n; ++i) {
-      if (i + 1 < n && sorted[i + 1].first == sorted[i].first) continue;  // the last one wins
+      if (repeated && i + 1 < n && sorted[i + 1].first == sorted[i].first) continue;
       f(sorted[i].first, sorted[i].second);
     }
   }

@@ -84,11 +84,8 @@ class SpecReader {
   Found Typed(Found v, std::string_view key, JsonType want, const FieldPath& path) {
     if (!v) return std::nullopt;
     const JsonType type = json_.Type(*v);
-    if (type == JsonType::kNull) return std::nullopt;
     if (type == want) return v;
-    errors_.push_back(
-        {path.Spell() + "." + std::string(key), "must be " + std::string(JsonTypeName(want)) +
-                                                    ", got " + std::string(JsonTypeName(type))});
+    if (type != JsonType::kNull) WrongType(key, want, type, path);
     return std::nullopt;
   }
 
@@ -270,6 +267,14 @@ class SpecReader {
       });
     }
     return out;
+  }
+
+  // Out of line: a well-formed pod spec never gets here.
+  [[gnu::cold, gnu::noinline]] void WrongType(std::string_view key, JsonType want, JsonType type,
+                                              const FieldPath& path) {
+    errors_.push_back(
+        {path.Spell() + "." + std::string(key), "must be " + std::string(JsonTypeName(want)) +
+                                                    ", got " + std::string(JsonTypeName(type))});
   }
 
   bool IsObject(Value v, const FieldPath& path) {
