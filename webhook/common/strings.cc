@@ -21,9 +21,15 @@ bool ToEscape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
 // Eight bytes at a time: most strings have nothing to escape.
 size_t NextToEscape(std::string_view s, size_t from) {
   size_t i = from;
-  for (uint64_t w; i + 8 <= s.size(); i += 8) {
+  uint64_t w;
+  for (; i + 8 <= s.size(); i += 8) {
     std::memcpy(&w, s.data() + i, 8);
     if (AnyToEscape(w)) break;
+  }
+  // Fewer than 8 left: the last 8 bytes (overlapping some already found clean) in one test.
+  if (i + 8 > s.size() && i < s.size() && s.size() >= 8) {
+    std::memcpy(&w, s.data() + s.size() - 8, 8);
+    if (!AnyToEscape(w)) return s.size();
   }
   while (i < s.size() && !ToEscape(static_cast<unsigned char>(s[i]))) ++i;
   return i;
@@ -33,9 +39,21 @@ size_t NextToEscape(std::string_view s, size_t from) {
 
 void AppendJsonString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
+  size_t i = NextToEscape(s, 0);
+  if (i == s.size()) {  // nothing to escape, the usual case: one append, quotes included
+    // The size is ours, not the callback's: libstdc++ 12 passes the grown capacity instead.
+    const size_t at = out.size(), end = at + s.size() + 2;
+    out.resize_and_overwrite(end, [&](char* p, size_t) {
+      p[at] = '"';
+      std::memcpy(p + at + 1, s.data(), s.size());
+      p[end - 1] = '"';
+      return end;
+    });
+    return;
+  }
   out += '"';
   size_t plain = 0;  // the first character not yet appended
-  for (size_t i = NextToEscape(s, 0); i < s.size(); i = NextToEscape(s, plain)) {
+  for (; i < s.size(); i = NextToEscape(s, plain)) {
     out.append(s.data() + plain, i - plain);
     plain = i + 1;
     const unsigned char c = static_cast<unsigned char>(s[i]);

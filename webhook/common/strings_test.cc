@@ -44,6 +44,24 @@ TEST(JsonQuote, FindsWhatToEscapeAtEveryPosition) {
   }
 }
 
+// Appending to a string that must grow (the quoted text lands after what was there, whatever
+// the capacity before), with and without characters to escape.
+TEST(AppendJsonString, AppendsAfterTheTextWhereverTheStringGrows) {
+  for (size_t before = 0; before <= 40; ++before) {
+    for (size_t len = 0; len <= 70; len += 7) {
+      for (const bool escaped : {false, true}) {
+        std::string out(before, 'x');
+        out.shrink_to_fit();
+        std::string in(len, 'a');
+        if (escaped && len > 0) in[len / 2] = '"';
+        AppendJsonString(out, in);
+        EXPECT_EQ(out, std::string(before, 'x') + JsonQuote(in))
+            << "before " << before << ", length " << len;
+      }
+    }
+  }
+}
+
 TEST(QueryEscape, KeepsOnlyUnreservedCharacters) {
   struct Case {
     std::string in, want;

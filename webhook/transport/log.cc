@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <memory>
 
@@ -139,10 +140,17 @@ LogLine& LogLine::Bool(std::string_view key, bool value) {
   return *this;
 }
 
-void LogLine::AppendKey(std::string_view key) {
-  body_ += ",\"";
-  body_ += key;
-  body_ += "\":";
+void LogLine::AppendKey(std::string_view key) {  // ,"key": in one append
+  // The size is ours, not the callback's: libstdc++ 12 passes the grown capacity instead.
+  const size_t at = body_.size(), end = at + key.size() + 4;
+  body_.resize_and_overwrite(end, [&](char* p, size_t) {
+    p[at] = ',';
+    p[at + 1] = '"';
+    std::memcpy(p + at + 2, key.data(), key.size());
+    p[end - 2] = '"';
+    p[end - 1] = ':';
+    return end;
+  });
 }
 
 void LogLine::Info() { Emit(Level::kInfo, body_); }

@@ -79,6 +79,25 @@ TEST(LogLine, ALongLineIsWrittenWhole) {
   EXPECT_EQ(nlohmann::json::parse(out)["value"], value);
 }
 
+// Past the room a line reserves, many members each make it grow: every key and value lands
+// where it belongs.
+TEST(LogLine, ManyMembersPastTheReservedRoomEachComeOutWhole) {
+  nlohmann::json want = {{"level", "info"}, {"msg", "many"}};
+  const std::string out = StderrOf([&] {
+    LogLine line("many");
+    for (int i = 0; i < 200; ++i) {
+      const std::string key = "key-" + std::to_string(i) + std::string(i % 37, 'k');
+      const std::string value = std::string(i % 11, 'v') + std::to_string(i);
+      line.Str(key, value);
+      want[key] = value;
+    }
+    line.Info();
+  });
+  nlohmann::json got = nlohmann::json::parse(out);
+  got.erase("time");
+  EXPECT_EQ(got, want);
+}
+
 // Lines borrow their thread's buffer: lines built one inside another, and lines after a long
 // one (whose buffer is not kept), each come out whole with only their own members.
 TEST(LogLine, LinesInTurnAndInsideEachOtherKeepTheirOwnMembers) {
