@@ -30,6 +30,16 @@ std::vector<ManagedResource> Settings::DefaultResources() {
   };
 }
 
+namespace {
+
+// A cheap test before GlobMatch: a pattern that starts with a literal character matches only names
+// that start with it (most names asked about, cpu and memory, fail here).
+bool MayMatch(std::string_view pattern, std::string_view name) {
+  return pattern.empty() || pattern.front() == '*' || name.starts_with(pattern.front());
+}
+
+}  // namespace
+
 const ManagedResource* Settings::Find(std::string_view name) const {
   // One pass (the rules ask for every resource name of every container, most of them not
   // managed): an exact name wins wherever it is listed, else the first pattern that matches.
@@ -37,7 +47,7 @@ const ManagedResource* Settings::Find(std::string_view name) const {
   for (const auto& r : resources) {
     if (!r.isPattern) {
       if (r.name == name) return &r;
-    } else if (!pattern && GlobMatch(r.name, name)) {
+    } else if (!pattern && MayMatch(r.name, name) && GlobMatch(r.name, name)) {
       pattern = &r;
     }
   }
