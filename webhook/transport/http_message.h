@@ -39,7 +39,7 @@ bool IsJsonMediaType(std::string_view contentType);
 
 struct Response {
   int status = 200;
-  std::string contentType = "text/plain";
+  std::string_view contentType = "text/plain";  // a literal: every type gpugate answers with
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // besides the framing ones
   bool close = false;                                        // end the connection after this answer
@@ -48,10 +48,10 @@ struct Response {
   // then. The serving thread goes on with other connections meanwhile.
   std::function<void(Response&)> blocking;
 
-  void Set(int code, std::string text, std::string type = "text/plain") {
+  void Set(int code, std::string text, std::string_view type = "text/plain") {
     status = code;
     body = std::move(text);
-    contentType = std::move(type);
+    contentType = type;
   }
 };
 

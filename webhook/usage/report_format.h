@@ -37,7 +37,7 @@ Result<ReportOutput> OutputFrom(const std::optional<std::string>& format,
 
 struct RenderedReport {
   std::string body;
-  std::string contentType;  // "application/json", "text/plain; charset=utf-8", "text/csv", ...
+  std::string_view contentType;  // a literal: "application/json", "text/csv; charset=utf-8", ...
 };
 
 // `report` as `output` says (report_render.h, report_chart.h). Only a chart can be refused
