@@ -8,6 +8,8 @@
 //   BM_ParseQuantity     quantity (several forms)
 //   BM_DecodeReview      review: simdjson (the request path) beside nlohmann (the old path, now
 //                        DecodeReview's fallback), in bytes/s, so the ratio reads off directly
+//   BM_WalkPodSpecs      review: the pod-spec walk alone over request.object of a parsed body
+//                        (DecodeReview's share beyond simdjson's parse and the envelope)
 //   BM_Validate          policy: every rule over the decoded request's pod specs
 //   BM_BuildPatch        review: the mutation plan and its JSON Patch (3k pod)
 //   BM_EncodeResponse    review: the response envelope, patched and denied
@@ -26,6 +28,8 @@
 #include "quantity/quantity.h"
 #include "review/admission_review.h"
 #include "review/json_patch.h"
+#include "review/pod_spec_walker.h"
+#include "review/raw_json.h"
 
 namespace gpugate {
 namespace {
@@ -238,6 +242,22 @@ void BM_Validate(benchmark::State& state, size_t body) {
       static_cast<double>(policy::Validate(request.object, settings).size());
 }
 
+void BM_WalkPodSpecs(benchmark::State& state, size_t body) {
+  const std::string& text = Bodies()[body].text;
+  simdjson::dom::parser parser;
+  simdjson::dom::element object;
+  if (parser.parse(text)["request"]["object"].get(object) != simdjson::SUCCESS) {
+    return state.SkipWithError("no request.object");
+  }
+  const review::RawJsonFinder raw(text, "/request/object");
+  const review::SimdjsonView json(&raw);
+  for (auto _ : state) {
+    policy::TextArena texts;
+    benchmark::DoNotOptimize(review::WalkPodSpecs(json, object, texts, nullptr));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // Runtime registration, so the names carry the body and the decoder side by side.
 const bool kRegistered = [] {
   for (size_t i = 0; i < Bodies().size(); ++i) {
@@ -246,6 +266,10 @@ const bool kRegistered = [] {
                                  i, &review::DecodeReview);
     benchmark::RegisterBenchmark(("BM_DecodeReview/" + name + "/nlohmann").c_str(), BM_DecodeReview,
                                  i, &review::DecodeReviewWithNlohmann);
+  }
+  for (size_t i = 0; i < Bodies().size(); ++i) {
+    benchmark::RegisterBenchmark(("BM_WalkPodSpecs/" + Bodies()[i].name).c_str(), BM_WalkPodSpecs,
+                                 i);
   }
   for (size_t i = 0; i < Bodies().size(); ++i) {
     benchmark::RegisterBenchmark(("BM_Validate/" + Bodies()[i].name).c_str(), BM_Validate, i);

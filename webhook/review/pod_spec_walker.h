@@ -105,20 +105,18 @@ class SpecReader {
     if (!list) return out;
     out.reserve(ReserveFor(*list));
     json_.ForEachMember(*list, [&](std::string_view name, Value value) {
-      policy::QuantityText q;
       const JsonType type = json_.Type(value);
       if (type == JsonType::kString) {
-        q.text = json_.String(value);
+        out.push_back({name, {.text = json_.String(value)}});
       } else if (type == JsonType::kNumber) {
-        q.text = texts_.Own(json_.NumberText(value, [&] {
-          return at.podPointer + "/" + std::string(at.list) + "/" + std::to_string(at.index) +
-                 "/resources/" + std::string(key) + "/" + JsonPointerEscape(name);
-        }));
+        out.push_back({name, {.text = texts_.Own(json_.NumberText(value, [&] {
+                         return at.podPointer + "/" + std::string(at.list) + "/" +
+                                std::to_string(at.index) + "/resources/" + std::string(key) + "/" +
+                                JsonPointerEscape(name);
+                       }))}});
       } else {
-        q.text = JsonTypeName(type);
-        q.wrongType = true;
+        out.push_back({name, {.text = JsonTypeName(type), .wrongType = true}});
       }
-      out.push_back({name, q});
     });
     return out;  // sorted by name: ForEachMember goes in key order
   }
@@ -133,9 +131,10 @@ class SpecReader {
       if (!IsObject(e, at)) return;
       static constexpr std::array<std::string_view, 3> kKeys = {"name", "value", "valueFrom"};
       const auto [name, value, from] = json_.template FindAll<kKeys>(e);
-      policy::EnvVarView var{.name = String(name, "name", at), .value = String(value, "value", at)};
-      var.fromSource = from && json_.Type(*from) != JsonType::kNull;
-      out.push_back(var);
+      // Built where it is kept, every field at once.
+      out.push_back({.name = String(name, "name", at),
+                     .value = String(value, "value", at),
+                     .fromSource = from && json_.Type(*from) != JsonType::kNull});
     });
     return out;
   }
@@ -147,7 +146,11 @@ class SpecReader {
                                                               "securityContext", "restartPolicy"};
     const auto [name, resources, env, securityContext, restartPolicy] =
         json_.template FindAll<kKeys>(c);
-    policy::ContainerView view{.kind = kind, .index = at.index, .name = String(name, "name", path)};
+    // Filled where it is kept: a container view is too big to build and then move.
+    policy::ContainerView& view = out.emplace_back();
+    view.kind = kind;
+    view.index = at.index;
+    view.name = String(name, "name", path);
     if (Found r = Typed(resources, "resources", JsonType::kObject, path)) {
       static constexpr std::array<std::string_view, 2> kLists = {"limits", "requests"};
       const auto [limits, requests] = json_.template FindAll<kLists>(*r);
@@ -162,7 +165,6 @@ class SpecReader {
       view.privileged = p && json_.Bool(*p);
     }
     view.restartPolicy = String(restartPolicy, "restartPolicy", path);
-    out.push_back(std::move(view));
   }
 
   void Tolerations(Found list, const FieldPath& spec, policy::PodSpecView& view) {
@@ -338,11 +340,13 @@ inline Location Locate(const std::vector<Step>& steps, size_t step,
   return loc;
 }
 
+// Fills `view`, empty, where the walk keeps it (a pod spec view is too big to build and move).
 template <typename View>
-policy::PodSpecView ReadPodSpec(const View& json, const NodeToVisit<typename View::Value>& p,
-                                Location loc, SpecReader<View>& reader) {
+void ReadPodSpec(const View& json, const NodeToVisit<typename View::Value>& p, Location loc,
+                 SpecReader<View>& reader, policy::PodSpecView& view) {
   using Value = typename View::Value;
-  policy::PodSpecView view{.path = std::move(loc.path), .pointer = std::move(loc.pointer)};
+  view.path = std::move(loc.path);
+  view.pointer = std::move(loc.pointer);
   const FieldPath at{.root = &view.path};
   static constexpr std::array<std::string_view, 8> kKeys = {
       "initContainers", "containers",  "ephemeralContainers", "schedulerName",
@@ -378,7 +382,6 @@ policy::PodSpecView ReadPodSpec(const View& json, const NodeToVisit<typename Vie
       reader.Annotations(*m, view);
     }
   }
-  return view;
 }
 
 // A pod spec holds a "containers" list of objects. Other APIs use the same field name for lists
@@ -471,9 +474,9 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
     const JsonType type = json.Type(p.node);
     if (type == JsonType::kObject) {
       if (IsPodSpec(json, p.node)) {
-        result.podSpecs.push_back(
-            ReadPodSpec(json, p, Locate(steps, p.step, scratch->chain), reader));
-        result.podSpecs.back().backing = backing;
+        policy::PodSpecView& view = result.podSpecs.emplace_back();
+        ReadPodSpec(json, p, Locate(steps, p.step, scratch->chain), reader, view);
+        view.backing = backing;
         continue;  // a pod spec holds no further pod specs
       }
       json.ForEachMember(p.node, [&](std::string_view key, Value child) {
