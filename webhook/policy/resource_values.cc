@@ -41,6 +41,9 @@ Result<Quantity> ParseResourceQuantity(const QuantityText& text) {
   if (text.wrongType) return Fail("must be a quantity string, got " + std::string(text.text));
   constexpr std::string_view kSpace = " \t\n\r\v\f";
   std::string_view s = text.text;
+  // kSpace: ' ' and '\t' to '\r'. Nothing to trim, the usual case, is checked first.
+  const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  if (!s.empty() && !space(s.front()) && !space(s.back())) return ParseQuantity(s);
   size_t first = s.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return ParseQuantity("");
   size_t last = s.find_last_not_of(kSpace);

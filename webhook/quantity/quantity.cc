@@ -266,6 +266,13 @@ std::string Quantity::ToString() const {
 }
 
 Result<Quantity> ParseQuantity(std::string_view text) {
+  // The usual quantity of a GPU resource, a few plain digits ("1", "8"): the same value the
+  // general scan below gives (normalised alike), without it.
+  if (!text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), IsDigit)) {
+    int64_t value = 0;
+    for (char c : text) value = value * 10 + (c - '0');
+    return Quantity::FromInt(value);
+  }
   size_t pos = 0;
   bool negative = false;
   if (!text.empty() && (text[0] == '+' || text[0] == '-')) {

@@ -280,6 +280,36 @@ TEST(Quantity, FromIntMatchesParse) {
   EXPECT_EQ(Quantity().ToString(), "0");
 }
 
+// Plain digits (up to 18) take a shorter path than the general scan; a leading '+' forces the
+// general one. Both must hold the same value the same way: it renders, compares and converts
+// alike.
+TEST(ParseQuantity, PlainDigitsMatchTheGeneralScan) {
+  const std::string cases[] = {"0",
+                               "00",
+                               "1",
+                               "7",
+                               "007",
+                               "10",
+                               "100",
+                               "1000",
+                               "1024",
+                               "120",
+                               "999999999999999999",
+                               "100000000000000000",
+                               "123456789012345678",
+                               "1234567890123456789"};
+  for (const std::string& text : cases) {
+    const Quantity plain = MustParse(text), general = MustParse("+" + text);
+    EXPECT_EQ(plain, general) << text;
+    EXPECT_EQ(plain.ToString(), general.ToString()) << text;
+    EXPECT_EQ(plain.ToInt64(), general.ToInt64()) << text;
+    EXPECT_EQ(plain.ToMilli(), general.ToMilli()) << text;
+    EXPECT_EQ(plain.IsWhole(), general.IsWhole()) << text;
+    EXPECT_EQ(plain.IsZero(), general.IsZero()) << text;
+    EXPECT_EQ(plain.Compare(MustParse("1")), general.Compare(MustParse("1"))) << text;
+  }
+}
+
 // Parses every prefix of a few strings, and every one-character mutation of them, checking that
 // whatever parses renders to a string that parses back to the same value.
 TEST(ParseQuantity, PrefixesAndMutationsRoundTrip) {
