@@ -40,17 +40,7 @@ size_t NextToEscape(std::string_view s, size_t from) {
 void AppendJsonString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   size_t i = NextToEscape(s, 0);
-  if (i == s.size()) {  // nothing to escape, the usual case: one append, quotes included
-    // The size is ours, not the callback's: libstdc++ 12 passes the grown capacity instead.
-    const size_t at = out.size(), end = at + s.size() + 2;
-    out.resize_and_overwrite(end, [&](char* p, size_t) {
-      p[at] = '"';
-      std::memcpy(p + at + 1, s.data(), s.size());
-      p[end - 1] = '"';
-      return end;
-    });
-    return;
-  }
+  if (i == s.size()) return AppendBetween(out, "\"", s, "\"");  // nothing to escape: the usual case
   out += '"';
   size_t plain = 0;  // the first character not yet appended
   for (; i < s.size(); i = NextToEscape(s, plain)) {

@@ -1,10 +1,27 @@
 // Small string helpers shared by the layers.
 #pragma once
 
+#include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 namespace gpugate {
+
+// Appends `text` between two literals in one step (`,"` key `":`, a quoted string): room for all
+// three at once, the literals' bytes copied as constants.
+template <size_t Before, size_t After>
+void AppendBetween(std::string& out, const char (&before)[Before], std::string_view text,
+                   const char (&after)[After]) {
+  const size_t start = out.size(), end = start + (Before - 1) + text.size() + (After - 1);
+  // The size is ours, not the callback's: libstdc++ 12 passes the grown capacity instead.
+  out.resize_and_overwrite(end, [&](char* p, size_t) {
+    std::memcpy(p + start, before, Before - 1);
+    std::memcpy(p + start + Before - 1, text.data(), text.size());
+    std::memcpy(p + end - (After - 1), after, After - 1);
+    return end;
+  });
+}
 
 // Appends `s` as a JSON string literal (with quotes), escaping per RFC 8259.
 void AppendJsonString(std::string& out, std::string_view s);

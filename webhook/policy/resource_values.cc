@@ -39,15 +39,12 @@ void AppendManagedValues(const ContainerView& c, const Settings& settings,
 
 Result<Quantity> ParseResourceQuantity(const QuantityText& text) {
   if (text.wrongType) return Fail("must be a quantity string, got " + std::string(text.text));
-  constexpr std::string_view kSpace = " \t\n\r\v\f";
-  std::string_view s = text.text;
-  // kSpace: ' ' and '\t' to '\r'. Nothing to trim, the usual case, is checked first.
+  // Surrounding white space (' ', '\t' to '\r') is trimmed; usually there is none.
   const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
-  if (!s.empty() && !space(s.front()) && !space(s.back())) return ParseQuantity(s);
-  size_t first = s.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return ParseQuantity("");
-  size_t last = s.find_last_not_of(kSpace);
-  return ParseQuantity(s.substr(first, last - first + 1));
+  std::string_view s = text.text;
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return ParseQuantity(s);
 }
 
 std::optional<Quantity> ValidWholeQuantity(const QuantityText& text) {

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <memory>
 
@@ -140,18 +139,7 @@ LogLine& LogLine::Bool(std::string_view key, bool value) {
   return *this;
 }
 
-void LogLine::AppendKey(std::string_view key) {  // ,"key": in one append
-  // The size is ours, not the callback's: libstdc++ 12 passes the grown capacity instead.
-  const size_t at = body_.size(), end = at + key.size() + 4;
-  body_.resize_and_overwrite(end, [&](char* p, size_t) {
-    p[at] = ',';
-    p[at + 1] = '"';
-    std::memcpy(p + at + 2, key.data(), key.size());
-    p[end - 2] = '"';
-    p[end - 1] = ':';
-    return end;
-  });
-}
+void LogLine::AppendKey(std::string_view key) { AppendBetween(body_, ",\"", key, "\":"); }
 
 void LogLine::Info() { Emit(Level::kInfo, body_); }
 void LogLine::Warn() { Emit(Level::kWarn, body_); }
