@@ -297,6 +297,7 @@ TEST(ClusterMode, SlowGpuQuotaWritesAreRefusedBeforeTheCallerGivesUpAndProbesSta
     }
     EXPECT_FALSE(answers[i]["allowed"].get<bool>());
     EXPECT_EQ(answers[i]["status"]["code"], 504);
+    EXPECT_EQ(answers[i]["status"]["reason"], "Timeout");
     std::string message = answers[i]["status"]["message"];
     EXPECT_TRUE(
         message.starts_with("gpugate could not record the quota charge before the API "
@@ -445,6 +446,7 @@ TEST(ClusterMode, BeforeTheFirstSyncLimitedNamespacesFailClosed) {
   json response = json::parse(res->body)["response"];
   EXPECT_FALSE(response["allowed"].get<bool>());
   EXPECT_EQ(response["status"]["code"], 500);
+  EXPECT_EQ(response["status"]["reason"], "InternalError");  // not a refusal by the rules
   EXPECT_NE(response["status"]["message"].get<std::string>().find(
                 "has not finished its first sync with the Kubernetes API"),
             std::string::npos)

@@ -64,6 +64,7 @@ TEST_F(TimeoutParam, AReviewPastItsDeadlineIsNotChargedAndAValidOneIs) {
   json response = json::parse(late->body)["response"];
   EXPECT_FALSE(response["allowed"].get<bool>());
   EXPECT_EQ(response["status"]["code"], 504);
+  EXPECT_EQ(response["status"]["reason"], "Timeout");  // kubectl: "Error from server (Timeout)"
   EXPECT_NE(response["status"]["message"].get<std::string>().find(
                 "after the API server's timeout for this review; nothing was charged"),
             std::string::npos)

@@ -25,6 +25,32 @@ constexpr std::string_view kV1beta1 = "admission.k8s.io/v1beta1";
 constexpr std::string_view kNotJson = "request body is not valid JSON";
 constexpr size_t kMaxDepth = simdjson::DEFAULT_MAX_DEPTH;  // 1,024
 
+// The Kubernetes StatusReason (metav1.StatusReason*) that goes with a refusal's code. The API
+// server hands the webhook's status to the caller as it is, so the reason is what kubectl prints
+// ("Error from server (InternalError): ...") and what clients test (apierrors.IsForbidden,
+// IsInternalError, IsTimeout): a refusal by the rules is Forbidden, gpugate failing to answer is
+// not. "" for a code without one of its own: clients then go by the code.
+constexpr std::string_view StatusReasonFor(int32_t code) {
+  switch (code) {
+    case 400:
+      return "BadRequest";
+    case 403:
+      return "Forbidden";
+    case 409:
+      return "Conflict";
+    case 429:
+      return "TooManyRequests";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return "";
+  }
+}
+
 std::string TooDeep() {
   return "request body nests too deeply (more than " + std::to_string(kMaxDepth) +
          " levels of arrays and objects)";
@@ -342,7 +368,13 @@ std::string EncodeResponse(const AdmissionRequest& request, const Decision& deci
   AppendJsonString(out, request.uid);
   out += decision.allowed ? R"(,"allowed":true)" : R"(,"allowed":false)";
   if (!decision.allowed) {
-    out += R"(,"status":{"metadata":{},"status":"Failure","reason":"Forbidden","code":)";
+    out += R"(,"status":{"metadata":{},"status":"Failure",)";
+    if (const std::string_view reason = StatusReasonFor(decision.code); !reason.empty()) {
+      out += R"("reason":")";
+      out += reason;
+      out += R"(",)";
+    }
+    out += R"("code":)";
     out += std::to_string(decision.code);
     out += R"(,"message":)";
     AppendJsonString(out, decision.message);

@@ -524,6 +524,22 @@ TEST(EncodeResponse, Envelopes) {
            "status":{"metadata":{},"status":"Failure","reason":"Forbidden","code":403,
                      "message":"not whole"},
            "warnings":["privileged"],"auditAnnotations":{"scheduler":"skips"}}})"},
+      // gpugate failing to answer is not a refusal by the rules: the reason follows the code,
+      // as the caller sees it ("Error from server (InternalError): ...").
+      {"errored: internal", Request(), Errored(500, "quota-unavailable", "could not record"),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":false,
+           "status":{"metadata":{},"status":"Failure","reason":"InternalError","code":500,
+                     "message":"could not record"}}})"},
+      {"errored: past the deadline", Request(), Errored(504, "deadline-exceeded", "too late"),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":false,
+           "status":{"metadata":{},"status":"Failure","reason":"Timeout","code":504,
+                     "message":"too late"}}})"},
+      {"errored: a code without a reason of its own", Request(), Errored(418, "odd", "teapot"),
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{
+           "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":false,
+           "status":{"metadata":{},"status":"Failure","code":418,"message":"teapot"}}})"},
       {"v1beta1 is echoed", Request("admission.k8s.io/v1beta1"), Allowed("valid"),
        R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{
            "uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}})"},
