@@ -1,6 +1,8 @@
 #include "quota/ledger.h"
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -13,11 +15,49 @@
 namespace gpugate::quota {
 namespace {
 
+// The charges' key: "namespace/name".
 std::string Key(std::string_view ns, std::string_view name) {
   std::string key;
   key.reserve(ns.size() + 1 + name.size());
   return key.append(ns).append("/").append(name);
 }
+
+// Key(ns, name) spelled on the stack, to look a key up without allocating: every review's
+// charge asks for its pod's. A namespace is at most 63 bytes and a pod name 253, so every key
+// the API server can send fits; a longer one (a hand-made review) is spelled on the heap.
+class LookupKey {
+ public:
+  LookupKey(std::string_view ns, std::string_view name) {
+    const size_t size = ns.size() + 1 + name.size();
+    if (size > sizeof inline_) {
+      heap_ = Key(ns, name);
+      view_ = heap_;
+      return;
+    }
+    std::memcpy(inline_, ns.data(), ns.size());
+    inline_[ns.size()] = '/';
+    std::memcpy(inline_ + ns.size() + 1, name.data(), name.size());
+    view_ = std::string_view(inline_, size);
+  }
+  LookupKey(const LookupKey&) = delete;
+  LookupKey& operator=(const LookupKey&) = delete;
+
+  std::string_view view() const { return view_; }
+
+ private:
+  char inline_[320];
+  std::string heap_;
+  std::string_view view_;
+};
+
+// Hashes a std::string and a std::string_view alike (the standard guarantees equal hashes for
+// equal texts), so a lookup by string_view needs no std::string.
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const noexcept {
+    return std::hash<std::string_view>{}(text);
+  }
+};
 
 }  // namespace
 
@@ -33,7 +73,8 @@ struct Ledger::Impl {
     Amounts hard;          // its limits
     Amounts used;          // sum of its charges; zero entries are erased
   };
-  using ChargeIndex = std::unordered_map<std::string, std::vector<Entry>>;
+  using ChargeIndex =
+      std::unordered_map<std::string, std::vector<Entry>, TextHash, std::equal_to<>>;
 
   LedgerOptions options;  // immutable after construction
 
@@ -60,6 +101,11 @@ struct Ledger::Impl {
   std::multimap<WallClock::time_point, std::string> releases;
 
   WallClock::time_point Now() const { return options.clock ? options.clock() : WallClock::now(); }
+
+  // The pod's charges (its entry of `charges`), found without allocating.
+  ChargeIndex::iterator FindCharges(std::string_view ns, std::string_view name) {
+    return charges.find(LookupKey(ns, name).view());
+  }
 
   // Adds `sign` x `amounts` to the namespace's totals, forgetting a namespace left with nothing.
   void AddToTotals(const std::string& ns, const Amounts& amounts, int sign) {
@@ -207,12 +253,12 @@ struct Ledger::Impl {
         return;
       case JournalRecord::Type::kRelease:
         // An untimed release (before format 3) ended charges that never started.
-        if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
+        if (auto it = FindCharges(record.ns, record.name); it != charges.end()) {
           Remove(it, record.at.value_or(Now()));
         }
         return;
       case JournalRecord::Type::kStart:
-        if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
+        if (auto it = FindCharges(record.ns, record.name); it != charges.end()) {
           Start(it, record.uid, record.at.value_or(WallClock::time_point{}));
         }
         return;
@@ -221,7 +267,7 @@ struct Ledger::Impl {
         if (options.usage && replayed) replayed = options.usage->Restore(record.book);
         return;
       case JournalRecord::Type::kReleaseAt:
-        if (auto it = charges.find(Key(record.ns, record.name)); it != charges.end()) {
+        if (auto it = FindCharges(record.ns, record.name); it != charges.end()) {
           Mark(it, record.uid, record.releaseAt);
         }
         return;
@@ -339,7 +385,7 @@ Result<ReserveResult> Ledger::Reserve(const ReserveRequest& request) {
   if (auto entered = impl_->Enter(lock, request.deadline, "charge", pod); !entered) {
     return std::unexpected(entered.error());
   }
-  if (auto existing = impl_->charges.find(Key(pod.ns, pod.name));
+  if (auto existing = impl_->FindCharges(pod.ns, pod.name);
       existing != impl_->charges.end()) {
     for (const Impl::Entry& e : existing->second) {
       if (e.pod.uid == pod.uid) return ReserveResult{ReserveOutcome::kAlreadyCharged};
@@ -372,7 +418,7 @@ Result<bool> Ledger::Release(const PodRef& pod, Deadline deadline) {
   auto entered = impl_->Enter(lock, deadline, "release", pod);
   if (!entered) return std::unexpected(entered.error());
   const WallClock::time_point now = *entered;
-  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  auto it = impl_->FindCharges(pod.ns, pod.name);
   if (it == impl_->charges.end()) return false;
   if (impl_->journal) {
     JournalRecord record{JournalRecord::Type::kRelease, pod.ns, pod.name, pod.uid, {}};
@@ -392,7 +438,7 @@ Result<bool> Ledger::ReleaseAt(const PodRef& pod, WallClock::time_point releaseA
   auto entered = impl_->Enter(lock, deadline, "record the deletion of", pod);
   if (!entered) return std::unexpected(entered.error());
   const WallClock::time_point now = *entered;
-  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  auto it = impl_->FindCharges(pod.ns, pod.name);
   if (it == impl_->charges.end()) return false;
   // Memory changes only once the journal has the mark; a mark that changes nothing is not written.
   if (Impl::ToMark(it->second, pod.uid, releaseAt).empty()) return true;
@@ -414,7 +460,7 @@ Result<bool> Ledger::RecordStart(const PodRef& pod, WallClock::time_point starte
   if (auto entered = impl_->Enter(lock, deadline, "record the start of", pod); !entered) {
     return std::unexpected(entered.error());
   }
-  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  auto it = impl_->FindCharges(pod.ns, pod.name);
   if (it == impl_->charges.end() || Impl::ToStart(it->second, pod.uid).empty()) return false;
   if (impl_->journal) {
     JournalRecord record{JournalRecord::Type::kStart, pod.ns, pod.name, pod.uid, {}};
@@ -430,7 +476,7 @@ Result<bool> Ledger::RecordStart(const PodRef& pod, WallClock::time_point starte
 
 bool Ledger::AwaitsStart(const PodRef& pod) const {
   std::lock_guard index(impl_->indexMu);
-  auto it = impl_->charges.find(Key(pod.ns, pod.name));
+  auto it = impl_->FindCharges(pod.ns, pod.name);
   return it != impl_->charges.end() && !Impl::ToStart(it->second, pod.uid).empty();
 }
 

@@ -217,6 +217,43 @@ TEST(LedgerTest, RepeatedAdmissionOfTheSamePodChargesOnce) {
       });
 }
 
+TEST(LedgerTest, PodsAreFoundAgainWhateverTheLengthOfTheirNames) {
+  // Lookups spell "namespace/name" on the stack up to 320 bytes, and on the heap beyond (only a
+  // hand-made review has such a name): both must find the charge the insertion made.
+  for (size_t size : {1, 313, 314, 315, 5000}) {  // "team-a/" + 313 bytes is 320
+    SCOPED_TRACE("name of " + std::to_string(size) + " bytes");
+    Ledger ledger(TestConfig(), nullptr);
+    const std::string name(size, 'p');
+    RunSteps(ledger, {
+                         {kReserve,
+                          {"team-a", name, "u1"},
+                          Gpus(2),
+                          "charged",
+                          "team-a{gpu-equivalents=0/6,nvidia.com/gpu=2/4}"},
+                         {kReserve,
+                          {"team-a", name + "q", "u2"},
+                          Gpus(1),
+                          "charged",
+                          "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+                         {kReserve,
+                          {"team-a", name, "u1"},
+                          Gpus(2),
+                          "already charged",
+                          "team-a{gpu-equivalents=0/6,nvidia.com/gpu=3/4}"},
+                         {kRelease,
+                          {"team-a", name, "u1"},
+                          {},
+                          "released",
+                          "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                         {kRelease,
+                          {"team-a", name, "u1"},
+                          {},
+                          "not released",
+                          "team-a{gpu-equivalents=0/6,nvidia.com/gpu=1/4}"},
+                     });
+  }
+}
+
 TEST(LedgerTest, AnotherUidUnderTheSameNameIsChargedBesideIt) {
   // A duplicate CREATE the apiserver will refuse (AlreadyExists) looks like a new incarnation.
   // Charging it beside the running pod over-counts until the name is released; replacing would
