@@ -196,6 +196,23 @@ TEST_F(ServerTest, LogsOneJsonLinePerDecision) {
   EXPECT_TRUE(entry["micros"].is_number_integer());
 }
 
+TEST_F(ServerTest, LogsThePodsNameWhenTheRequestNamesNone) {
+  // Each item of a DeleteCollection (what deleting a namespace sends) is reviewed as a DELETE
+  // whose request has no name (Go's omitempty leaves it out): the pod is named by the old object.
+  ReviewOptions o{.operation = "DELETE", .uid = "log-uid-collection"};
+  json review = MakeReview(nullptr, o);
+  review["request"].erase("name");
+  review["request"]["oldObject"] = GpuPod("collected", json::array({{{"nvidia.com/gpu", "1"}}}));
+  json response = Review("/validate", review);
+  EXPECT_TRUE(response["response"]["allowed"].get<bool>());
+  ASSERT_TRUE(server_->WaitForLog("log-uid-collection", std::chrono::seconds(5)));
+  std::string logs = server_->Logs();
+  std::string line = logs.substr(logs.rfind('\n', logs.find("log-uid-collection")) + 1);
+  json entry = json::parse(line.substr(0, line.find('\n')));
+  EXPECT_EQ(entry["operation"], "DELETE");
+  EXPECT_EQ(entry["name"], "collected");
+}
+
 // Connects with raw OpenSSL capped at `maxVersion`; true when the handshake succeeds.
 bool HandshakeWithMaxVersion(int port, int maxVersion) {
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());

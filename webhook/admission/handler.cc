@@ -58,8 +58,7 @@ quota::PodDeletion DeletionOf(const review::AdmissionRequest& r) {
 
 // The pod a request's metadata names (the old object's for a DELETE).
 quota::PodRef PodOf(const review::AdmissionRequest& r) {
-  const review::ObjectMeta& meta = r.operation == "DELETE" ? r.oldObjectMeta : r.objectMeta;
-  return quota::PodRef{r.ns, meta.name.empty() ? r.name : meta.name, meta.uid};
+  return quota::PodRef{r.ns, std::string(r.ObjectName()), r.Meta().uid};
 }
 
 // A pods/status UPDATE that is not a dry run: the kubelet's reports of a pod's start and finish.
@@ -196,10 +195,7 @@ review::Decision Handler::Charge(const review::AdmissionRequest& request, Verdic
   // deny mode; in warn or audit mode charged (to no model) and reported.
   if (auto refused = PinRefusal(verdict.unpinned, findings)) return *refused;
   if (auto refused = BudgetRefusal(request, verdict.charge, findings)) return *refused;
-  quota::PodRef pod{request.ns,
-                    request.objectMeta.name.empty() ? request.name : request.objectMeta.name,
-                    request.objectMeta.uid};
-  auto reserved = ledger_->Reserve({.pod = std::move(pod),
+  auto reserved = ledger_->Reserve({.pod = PodOf(request),
                                     .amounts = std::move(verdict.charge),
                                     .dryRun = request.dryRun,
                                     .enforce = verdict.quotaMode == policy::Mode::kDeny,
@@ -244,9 +240,7 @@ review::Decision Handler::Delete(const review::AdmissionRequest& request) const 
   if (request.dryRun) return review::Allowed("dry-run");
   const quota::DeletionState deletion = quota::DeletionAfter(DeletionOf(request), ledger_->Now());
   if (deletion.kind == quota::DeletionState::Kind::kRemovedNow) return Release(request);
-  const review::ObjectMeta& meta = request.oldObjectMeta;
-  quota::PodRef pod{request.ns, meta.name.empty() ? request.name : meta.name, meta.uid};
-  auto marked = ledger_->ReleaseAt(pod, deletion.ReleaseAt(), request.deadline);
+  auto marked = ledger_->ReleaseAt(PodOf(request), deletion.ReleaseAt(), request.deadline);
   // Unrecorded, the charge counts until the pod's final DELETE: on the side of the limit.
   if (!marked) return review::Allowed("release-failed");
   return review::Allowed(*marked ? "terminating" : "not-charged");

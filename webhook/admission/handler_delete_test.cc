@@ -62,6 +62,8 @@ const Case kCases[] = {
      "team-a/trainer-0{nvidia.com/gpu=2}"},
     {"kubelet-final-delete-allowed", false, "released", ""},
     {"unscheduled-pod-delete-allowed", false, "released", ""},
+    // An item of a DeleteCollection (deleting a namespace): no request.name, only the old object's.
+    {"collection-item-of-an-unscheduled-pod-allowed", false, "released", ""},
 };
 
 TEST(HandlerDelete, AGracefulDeleteKeepsTheChargeAndTheFinalOneReleasesIt) {

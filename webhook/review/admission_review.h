@@ -83,6 +83,12 @@ struct AdmissionRequest {
   Deadline deadline = kNoDeadline;
 
   bool IsPod() const { return kind.group.empty() && kind.kind == "Pod"; }
+  // The metadata the request is about: the old object's for a DELETE, the object's otherwise.
+  const ObjectMeta& Meta() const { return operation == "DELETE" ? oldObjectMeta : objectMeta; }
+  // The object's name: its metadata's, else request.name. The API server leaves request.name
+  // out of each item of a DeleteCollection (what deleting a namespace sends) and of a mutating
+  // review of a create by generateName (no name yet: ""); a validating one has the generated name.
+  std::string_view ObjectName() const { return Meta().name.empty() ? name : Meta().name; }
 };
 
 // Thread-safe: each decode borrows a parser (simdjson parsers are not thread-safe) for as long as

@@ -108,7 +108,7 @@ void ReviewRoute::Decide(const review::AdmissionRequest& request, const ReviewCa
       .Str("uid", request.uid)
       .Str("kind", request.kind.kind)
       .Str("namespace", request.ns)
-      .Str("name", request.name)
+      .Str("name", request.ObjectName())
       .Str("operation", request.operation)
       .Str("decision", DecisionWord(d))
       .Str("reason", d.reason)
