@@ -427,8 +427,8 @@ check "both replicas still count it" used_is team-d 2
 k -n team-d delete pod d1 --grace-period=0 --force >/dev/null 2>&1
 d2_admitted() { admitted_with created < <(pod d2 team-d 1); }
 check "after its final delete (grace 0), the new GPU Pod is admitted" d2_admitted
-unscheduled_pod() {  # NAME: a one-GPU Pod no Node matches, so it is never scheduled
-  pod "$1" team-d 1
+unscheduled_pod() {  # NAME [NS]: a one-GPU Pod no Node matches, so it is never scheduled
+  pod "$1" "${2:-team-d}" 1
   printf '  nodeSelector: {e2e.gpugate.io/no-such-node: "true"}\n'
 }
 unscheduled_pod d3 | k apply -f - >/dev/null
@@ -439,6 +439,47 @@ check "a second one-GPU Pod fills the limit again, and is never scheduled" d3_pe
 k -n team-d delete pod d3 --wait=false >/dev/null
 d4_admitted() { admitted_with created < <(pod d4 team-d 1); }
 check "deleting the unscheduled Pod frees its GPU at once: the next Pod is admitted" d4_admitted
+
+# An eviction (POST pods/NAME/eviction, as kubectl drain and the descheduler send) is a CREATE of
+# the pods/eviction subresource, which gpugate's webhooks do not receive, and the API server
+# removes an evicted pod that is Pending and unscheduled at once, from inside that request: no
+# DELETE review of the pod reaches any webhook. Only the pod watch can free its GPU.
+namespace team-e
+k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: team-e}
+spec: {hard: {requests.nvidia.com/gpu: "1"}}
+EOF
+eventually 300 limit_seen team-e 1 >/dev/null
+unscheduled_pod e1 team-e | k apply -f - >/dev/null
+evicted() {
+  printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"e1","namespace":"team-e"}}' |
+    k create --raw /api/v1/namespaces/team-e/pods/e1/eviction -f - >/dev/null &&
+    ! k -n team-e get pod e1 >/dev/null 2>&1
+}
+check "an unscheduled GPU Pod evicted through the Eviction API is gone at once" evicted
+no_delete_review() {  # the replicas' decision lines for DELETEs: d3's (above), none of e1
+  local deletes
+  deletes=$(grep -h '"msg":"decision".*"operation":"DELETE"' "$work"/gpugate-*.log)
+  [[ $deletes == *'"name":"d3"'* && $deletes != *'"name":"e1"'* ]]
+}
+check "no DELETE review of it reached gpugate (d3's did)" no_delete_review
+e2_admitted() { admitted_with created < <(unscheduled_pod e2 team-e); }
+check "yet the pod watch frees its GPU: the next GPU Pod is admitted" eventually 150 e2_admitted
+# A DeleteCollection (DELETE .../pods, what the namespace controller sends for a namespace being
+# deleted) is reviewed pod by pod, each review without request.name: only the old object names it.
+collection_deleted() {
+  k delete --raw /api/v1/namespaces/team-e/pods >/dev/null && ! k -n team-e get pod e2 >/dev/null 2>&1
+}
+check "a DeleteCollection of team-e's Pods removes the unscheduled e2 at once" collection_deleted
+collection_reviewed() {  # gpugate's decision line names the Pod
+  grep -h '"msg":"decision".*"namespace":"team-e".*"operation":"DELETE"' "$work"/gpugate-*.log |
+    grep -q '"name":"e2"'
+}
+check "gpugate reviewed e2's DELETE and its log names the Pod" eventually 50 collection_reviewed
+e3_admitted() { admitted_with created < <(pod e3 team-e 1); }
+check "e2's GPU is free: the next GPU Pod is admitted" e3_admitted
 
 # --- 5. quota per GPU model --------------------------------------------------------------
 
