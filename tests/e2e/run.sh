@@ -105,6 +105,16 @@ sys.exit(r.get(sys.argv[1], 0) != int(sys.argv[2]))' "$field" "$want" || return 
 }
 limit_seen() { gpus_are hard "$@"; }
 used_is() { gpus_are used "$@"; }
+# quota_of NS GPUS: a ResourceQuota of GPUS GPUs in NS, once both replicas see its limit.
+quota_of() {  # NS GPUS
+  k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: $1}
+spec: {hard: {requests.nvidia.com/gpu: "$2"}}
+EOF
+  eventually 300 limit_seen "$1" "$2"
+}
 
 # Sum of gpugate_admission_decisions_total over both replicas: every review they answered.
 decisions() {
@@ -384,13 +394,7 @@ quota_valid() {  # the GPUQuota records pass the CRD's schema: the API server st
 check "the GPUQuota records exist and pass the CRD's schema" eventually 100 quota_valid
 
 namespace team-c
-k apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ResourceQuota
-metadata: {name: gpus, namespace: team-c}
-spec: {hard: {requests.nvidia.com/gpu: "10"}}
-EOF
-eventually 300 limit_seen team-c 10 >/dev/null
+quota_of team-c 10 >/dev/null
 for i in $(seq 40); do echo "$i"; done |
   xargs -P 40 -I{} bash -c "$(declare -f pod); pod burst-{} team-c 1 | \"$K8S_BIN/kubectl\" --kubeconfig \"$KUBECONFIG\" apply -f - >/dev/null 2>&1 || true"
 ten() { [[ $(k -n team-c get pods -o name | wc -l) -eq 10 ]]; }
@@ -399,13 +403,7 @@ check "40 concurrent creates through both replicas for 10 GPUs leave exactly 10 
 # --- 3b. a pod holds its GPUs until it stops: release on removal, not on the first DELETE ---
 
 namespace team-d
-k apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ResourceQuota
-metadata: {name: gpus, namespace: team-d}
-spec: {hard: {requests.nvidia.com/gpu: "2"}}
-EOF
-eventually 300 limit_seen team-d 2 >/dev/null
+quota_of team-d 2 >/dev/null
 pod d1 team-d 2 | k apply -f - >/dev/null
 d1_bound() { [[ -n $(k -n team-d get pod d1 -o jsonpath='{.spec.nodeName}') ]]; }
 check "a two-GPU Pod fills team-d's limit of 2 and is bound to a Node" eventually 300 d1_bound
@@ -445,13 +443,7 @@ check "deleting the unscheduled Pod frees its GPU at once: the next Pod is admit
 # removes an evicted pod that is Pending and unscheduled at once, from inside that request: no
 # DELETE review of the pod reaches any webhook. Only the pod watch can free its GPU.
 namespace team-e
-k apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ResourceQuota
-metadata: {name: gpus, namespace: team-e}
-spec: {hard: {requests.nvidia.com/gpu: "1"}}
-EOF
-eventually 300 limit_seen team-e 1 >/dev/null
+quota_of team-e 1 >/dev/null
 unscheduled_pod e1 team-e | k apply -f - >/dev/null
 evicted() {
   printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"e1","namespace":"team-e"}}' |
@@ -700,15 +692,6 @@ check "once u1's run has left the minute, the budget has renewed: a GPU Pod is a
 
 gpu_pods_in() { k -n "$1" get pods -o name | wc -l; }
 create_gpu_pod() { pod "$1" "$2" 1 | k create --request-timeout=20s -f -; }
-quota_of() {  # NS GPUS
-  k apply -f - >/dev/null <<EOF
-apiVersion: v1
-kind: ResourceQuota
-metadata: {name: gpus, namespace: $1}
-spec: {hard: {requests.nvidia.com/gpu: "$2"}}
-EOF
-  eventually 300 limit_seen "$1" "$2"
-}
 
 namespace team-f
 quota_of team-f 3
