@@ -37,12 +37,27 @@ void Metrics::CountDecision(std::string_view route, std::string_view decision,
 
 void Metrics::CountViolation(std::string_view rule, std::string_view mode) {
   std::lock_guard lock(mu_);
-  ++At(violations_, std::tuple(rule, mode));
+  CountViolationLocked(rule, mode);
 }
 
 void Metrics::ObserveLatency(std::string_view route, double seconds) {
-  size_t i = std::lower_bound(kBuckets.begin(), kBuckets.end(), seconds) - kBuckets.begin();
   std::lock_guard lock(mu_);
+  ObserveLatencyLocked(route, seconds);
+}
+
+void Metrics::CountDecidedLocked(std::string_view route, std::string_view decision,
+                                 std::string_view reason, double seconds) {
+  ++At(requests_, std::tuple(route, 200));
+  ++At(decisions_, std::tuple(route, decision, reason));
+  ObserveLatencyLocked(route, seconds);
+}
+
+void Metrics::CountViolationLocked(std::string_view rule, std::string_view mode) {
+  ++At(violations_, std::tuple(rule, mode));
+}
+
+void Metrics::ObserveLatencyLocked(std::string_view route, double seconds) {
+  size_t i = std::lower_bound(kBuckets.begin(), kBuckets.end(), seconds) - kBuckets.begin();
   auto it = latency_.find(route);
   if (it == latency_.end()) it = latency_.emplace(std::string(route), Histogram{}).first;
   Histogram& h = it->second;

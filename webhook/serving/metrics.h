@@ -30,6 +30,16 @@ class Metrics {
   void CountViolation(std::string_view rule, std::string_view mode);
   // Time from a review's first byte decoded to its response encoded.
   void ObserveLatency(std::string_view route, double seconds);
+  // A decided review, as the four calls above (its 200, its decision, each rule it violated, its
+  // latency) under one lock: what every review answered with a decision records. `violated`:
+  // items with string `rule` and `mode` members.
+  template <typename Violated>
+  void CountReview(std::string_view route, std::string_view decision, std::string_view reason,
+                   const Violated& violated, double seconds) {
+    std::lock_guard lock(mu_);
+    CountDecidedLocked(route, decision, reason, seconds);
+    for (const auto& v : violated) CountViolationLocked(v.rule, v.mode);
+  }
 
   std::string Render() const;
 
@@ -39,6 +49,11 @@ class Metrics {
     uint64_t count = 0;
     double sum = 0;
   };
+
+  void CountDecidedLocked(std::string_view route, std::string_view decision,
+                          std::string_view reason, double seconds);
+  void CountViolationLocked(std::string_view rule, std::string_view mode);
+  void ObserveLatencyLocked(std::string_view route, double seconds);
 
   // Keys compare with views of themselves (std::less<>), so counting a series that exists
   // builds no strings.

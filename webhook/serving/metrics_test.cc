@@ -73,6 +73,35 @@ TEST(Metrics, Counters) {
             }));
 }
 
+// A decided review counted under one lock renders exactly as its four calls made one by one.
+TEST(Metrics, AReviewCountsWhatItsFourCallsCount) {
+  struct Violated {
+    std::string rule, mode;
+  };
+  const std::vector<Violated> violated = {{"whole-units", "warn"}, {"quota", "audit"}};
+  Metrics together, apart;
+  together.CountReview("validate", "allowed", "valid", violated, 0.0002);
+  together.CountReview("mutate", "patched", "patched", std::vector<Violated>{}, 0.002);
+  apart.CountRequest("validate", 200);
+  apart.CountDecision("validate", "allowed", "valid");
+  for (const Violated& v : violated) apart.CountViolation(v.rule, v.mode);
+  apart.ObserveLatency("validate", 0.0002);
+  apart.CountRequest("mutate", 200);
+  apart.CountDecision("mutate", "patched", "patched");
+  apart.ObserveLatency("mutate", 0.002);
+  EXPECT_EQ(together.Render(), apart.Render());
+  EXPECT_EQ(Samples(together.Render(), "gpugate_policy_violations_total"),
+            (std::vector<std::string>{
+                R"(gpugate_policy_violations_total{rule="quota",mode="audit"} 1)",
+                R"(gpugate_policy_violations_total{rule="whole-units",mode="warn"} 1)",
+            }));
+  EXPECT_EQ(Samples(together.Render(), "gpugate_http_requests_total"),
+            (std::vector<std::string>{
+                R"(gpugate_http_requests_total{route="mutate",code="200"} 1)",
+                R"(gpugate_http_requests_total{route="validate",code="200"} 1)",
+            }));
+}
+
 TEST(Metrics, HistogramBucketsAreCumulative) {
   Metrics m;
   m.ObserveLatency("validate", 0.00003);  // first bucket

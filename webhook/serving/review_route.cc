@@ -99,10 +99,7 @@ void ReviewRoute::Decide(const review::AdmissionRequest& request, const ReviewCa
   res.Set(200, review::EncodeResponse(request, d), "application/json");
   auto elapsed = SteadyClock::now() - call.start;
   double seconds = std::chrono::duration<double>(elapsed).count();
-  metrics_.CountRequest(call.route, 200);
-  metrics_.CountDecision(call.route, DecisionWord(d), d.reason);
-  for (const review::ViolatedRule& v : d.violated) metrics_.CountViolation(v.rule, v.mode);
-  metrics_.ObserveLatency(call.route, seconds);
+  metrics_.CountReview(call.route, DecisionWord(d), d.reason, d.violated, seconds);
   LogLine line("decision");
   line.Str("route", call.route)
       .Str("uid", request.uid)
