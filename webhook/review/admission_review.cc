@@ -264,14 +264,17 @@ bool NestsDeeperThan(std::string_view text, size_t limit) {
 // Parsers kept for reuse. A parser holds about 0.6 MiB once it has parsed a body of a few KiB,
 // and the number of requests being decided at once is bounded by the threads deciding them. So a
 // request borrows a parser for as long as its views live (they point into the parser's strings).
-// Each thread keeps the last parser it gave back, for its next request: a serving thread that
-// decides its requests itself (the usual case) takes and gives back without a lock. Parsers
-// beyond one per thread wait in a shared list, whose size is the peak number of requests decided
-// at once; a thread's own is freed when the thread ends (a retired worker).
+// A thread that decodes requests (a serving thread) keeps the last parser it gave back for its
+// next one, so deciding its own requests (the usual case) takes no lock. Every other parser waits
+// in a shared list, whose size is the peak number of requests decided at once: among them those
+// given back by threads that never decode (a worker that finished a blocking answer), which would
+// otherwise each keep one.
 class ParserPool {
  public:
   std::unique_ptr<simdjson::dom::parser> Take() {
-    if (std::unique_ptr<simdjson::dom::parser>& mine = Mine()) return std::move(mine);
+    Kept& mine = Mine();
+    mine.decodes = true;
+    if (mine.parser) return std::move(mine.parser);
     std::lock_guard lock(mu_);
     if (free_.empty()) return std::make_unique<simdjson::dom::parser>();
     auto parser = std::move(free_.back());
@@ -279,8 +282,8 @@ class ParserPool {
     return parser;
   }
   void Give(std::unique_ptr<simdjson::dom::parser> parser) {
-    if (std::unique_ptr<simdjson::dom::parser>& mine = Mine(); !mine) {
-      mine = std::move(parser);
+    if (Kept& mine = Mine(); mine.decodes && !mine.parser) {
+      mine.parser = std::move(parser);
       return;
     }
     std::lock_guard lock(mu_);
@@ -288,8 +291,12 @@ class ParserPool {
   }
 
  private:
-  static std::unique_ptr<simdjson::dom::parser>& Mine() {
-    thread_local std::unique_ptr<simdjson::dom::parser> kept;
+  struct Kept {
+    std::unique_ptr<simdjson::dom::parser> parser;  // freed when the thread ends
+    bool decodes = false;                           // this thread has taken a parser
+  };
+  static Kept& Mine() {
+    thread_local Kept kept;
     return kept;
   }
 
