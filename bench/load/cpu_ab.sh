@@ -12,11 +12,13 @@
 #
 # A binary whose name contains "floor" runs as the event-transport floor (--transport event);
 # any other as `gpugate serve`. BODY (default: the 3 KB review of bench/load/make_bodies.py).
+# RATE=N: every binary at the same offered load, about N requests/s in all (bench/load/lib.sh),
+# instead of flat out: flat out, the slower server also pays for waking wrk, which waits on it.
 # Needs wrk, taskset, curl and python3 (bash tools/install-deps.sh bench).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SCRIPT_DIR=$ROOT/bench/load
-[ $# -ge 5 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -ge 5 ] || { sed -n '2,18p' "$0" >&2; exit 2; }
 route=$1 conns=$2 seconds=$3 rounds=$4
 shift 4
 binaries=("$@")

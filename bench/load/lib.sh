@@ -95,12 +95,12 @@ process_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime, a
 status_kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
 # run_wrk URL BODY CONNS DURATION: wrk's RESULT line (post.lua) and client_cpu_s=, wrk's CPU
-# seconds. With RATE set, each connection pauses CONNS * 1000 / RATE ms before each request, so
-# the whole runs at about RATE requests/s or less (post.lua). Call it in a subshell of its own ($(...) or &): `times` then reports wrk as this
-# subshell's children. `times` must not sit in a pipeline, which would fork a fresh process.
+# seconds. With RATE set, each connection pauses CONNS * 1000 / RATE ms on average (fractions
+# kept) before each request, so the whole runs at about RATE requests/s or less (post.lua). Call
+# it in a subshell of its own ($(...) or &): `times` then reports wrk as this subshell's children. `times` must not sit in a pipeline, which would fork a fresh process.
 run_wrk() {
   local url=$1 body=$2 conns=$3 duration=$4 pause=()
-  [ -z "${RATE:-}" ] || pause=("$((conns * 1000 / RATE))")
+  [ -z "${RATE:-}" ] || pause=("$(awk -v c="$conns" -v r="$RATE" 'BEGIN { printf "%.3f", c * 1000 / r }')")
   taskset -c "$CLIENT_CPU" wrk -t1 -c"$conns" -d"${duration}s" --timeout "$TIMEOUT" --latency \
     -s "$SCRIPT_DIR/post.lua" "$url" -- "$body" "${pause[@]}" | grep '^RESULT' || true
   times >"$WORK/times.$BASHPID"

@@ -3,7 +3,7 @@
 --
 --   wrk -t1 -c16 -d10s --latency -s post.lua https://127.0.0.1:PORT/validate -- BODY.json [MS]
 --
--- MS, if given, is the mean pause in milliseconds before each request on a connection, which
+-- MS, if given, is the mean pause in milliseconds (a fraction is kept) before each request on a connection, which
 -- caps the rate (connections x 1000 / (MS + latency)) for latency at a set load rather than at
 -- saturation. Each pause is drawn from an exponential distribution, so the connections' requests
 -- arrive independently (a Poisson stream, as reviews from unrelated pod creations do). A fixed
@@ -32,8 +32,12 @@ function init(args)
   if pause then
     math.randomseed(os.time())
     function delay()
-      -- 1 - random() is in (0, 1], so the log is finite.
-      return math.floor(-math.log(1 - math.random()) * pause + 0.5)
+      -- 1 - random() is in (0, 1], so the log is finite. wrk takes whole milliseconds:
+      -- rounding up with the fraction's probability keeps the mean pause exact even when it is
+      -- below a millisecond (many connections at a high rate), where rounding to the nearest
+      -- would shorten it.
+      local ms = -math.log(1 - math.random()) * pause
+      return math.floor(ms + math.random())
     end
   end
 end
