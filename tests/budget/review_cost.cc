@@ -63,17 +63,22 @@ int Run(const std::string& bodyFile, const std::string& route, int count) {
     std::cerr << "usage: gpugate_review_cost BODY.json validate|mutate COUNT\n";
     return 2;
   }
-  const std::string text = "POST /" + route +
-                           " HTTP/1.1\r\nHost: gpugate\r\nContent-Type: application/json\r\n"
-                           "Content-Length: " +
-                           std::to_string(body.str().size()) + "\r\n\r\n" + body.str();
-  transport::HeadParse head = transport::ParseRequestHead(text, transport::HeadLimits{});
+  // The request as the server holds it: with the read-ahead it keeps past every body
+  // (transport::kBodyReadAhead), which lets the route parse the body where it lies.
+  std::string text = "POST /" + route +
+                     " HTTP/1.1\r\nHost: gpugate\r\nContent-Type: application/json\r\n"
+                     "Content-Length: " +
+                     std::to_string(body.str().size()) + "\r\n\r\n" + body.str();
+  const size_t requestBytes = text.size();
+  text.append(transport::kBodyReadAhead, ' ');
+  const std::string_view request = std::string_view(text).substr(0, requestBytes);
+  transport::HeadParse head = transport::ParseRequestHead(request, transport::HeadLimits{});
   if (head.state != transport::HeadParse::State::kComplete) {
     std::cerr << "gpugate_review_cost: the request head did not parse\n";
     return 2;
   }
-  const transport::Request req{head.head, std::string_view(text).substr(head.head.headBytes),
-                               nullptr};
+  const transport::Request req{head.head, request.substr(head.head.headBytes), nullptr,
+                               transport::kBodyReadAhead};
   transport::InitJsonLogging();
   config::Config cfg;  // `gpugate serve` without a config file
   quota::Ledger ledger(cfg.quota, nullptr);

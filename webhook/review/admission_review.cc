@@ -327,12 +327,17 @@ struct SimdjsonDocument {
   policy::TextArena texts;
 };
 
-Result<AdmissionRequest> DecodeWith(std::shared_ptr<SimdjsonDocument> doc, std::string_view body) {
-  // simdjson reads up to SIMDJSON_PADDING bytes past the end. The transport's body is a const
-  // std::string whose spare capacity we cannot rely on, so parse() copies it into the parser's
-  // own padded buffer (allocated once per parser and reused): one memcpy, no allocation.
+Result<AdmissionRequest> DecodeWith(std::shared_ptr<SimdjsonDocument> doc, std::string_view body,
+                                    size_t readablePastEnd) {
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end (never writing them, and never
+  // letting what they hold change the result). Where the caller cannot promise that many,
+  // parse() copies the body into the parser's own padded buffer (allocated once per parser and
+  // reused): one memcpy of the whole body, no allocation. The DOM keeps no pointer into the
+  // input either way: its strings are copied into the parser.
+  static_assert(kReadAheadNeeded >= simdjson::SIMDJSON_PADDING);
+  const bool copy = readablePastEnd < kReadAheadNeeded;
   simdjson::dom::element root;
-  switch (doc->parser->parse(body.data(), body.size(), /*realloc_if_needed=*/true).get(root)) {
+  switch (doc->parser->parse(body.data(), body.size(), /*realloc_if_needed=*/copy).get(root)) {
     case simdjson::SUCCESS:
       break;
     case simdjson::DEPTH_ERROR:
@@ -357,8 +362,13 @@ Result<AdmissionRequest> DecodeWith(std::shared_ptr<SimdjsonDocument> doc, std::
 }  // namespace
 
 Result<AdmissionRequest> DecodeReview(std::string_view body) {
-  body = WithoutByteOrderMark(body);
-  return DecodeWith(std::make_shared<SimdjsonDocument>(body.size() <= kKeepParserUpTo), body);
+  return DecodeReviewInPlace(body, 0);
+}
+
+Result<AdmissionRequest> DecodeReviewInPlace(std::string_view body, size_t readablePastEnd) {
+  body = WithoutByteOrderMark(body);  // the same end
+  return DecodeWith(std::make_shared<SimdjsonDocument>(body.size() <= kKeepParserUpTo), body,
+                    readablePastEnd);
 }
 
 Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {

@@ -95,7 +95,17 @@ struct AdmissionRequest {
 // the request's views live, reused across requests up to kKeepParserUpTo bytes (a shared pool,
 // sized by the peak number of requests decided at once, not by threads); a larger body gets a
 // parser freed with the views. Arrays and objects nested more than 1,024 deep are refused.
+// The body is first copied into the parser's own padded buffer.
 Result<AdmissionRequest> DecodeReview(std::string_view body);
+
+// DecodeReview, the same result, with the body parsed where it lies when `readablePastEnd`
+// bytes after it may be read (allocated, contents unspecified: transport::Request's
+// bodyReadAhead) and that is at least kReadAheadNeeded; copied as DecodeReview does otherwise.
+Result<AdmissionRequest> DecodeReviewInPlace(std::string_view body, size_t readablePastEnd);
+
+// The read-ahead past the body that lets DecodeReviewInPlace parse it in place: simdjson reads up
+// to SIMDJSON_PADDING bytes beyond its input.
+inline constexpr size_t kReadAheadNeeded = 64;
 
 // Bodies up to this size are parsed by a parser borrowed from a shared pool and returned after.
 inline constexpr size_t kKeepParserUpTo = 128 * 1024;

@@ -338,6 +338,67 @@ TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
   }
 }
 
+// A body parsed where it lies (the transport's read-ahead past it) decodes exactly as one copied
+// first, whatever the bytes past its end hold: a number, a string, a structure or garbage there
+// must neither extend the body's last token nor complete a truncated one.
+TEST(DecodeReview, ParsedInPlaceAsIfCopied) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> bodies = {
+      "",
+      "1",
+      "12",
+      "-1.5e",
+      "true",
+      "tru",
+      "nul",
+      R"("abc)",
+      R"("abc\)",
+      "[",
+      "{",
+      "{}",
+      R"({"a":1)",
+      R"({"a":12)",
+      R"({"a":"b)",
+      Review(R"("uid":"u")"),
+      Review(R"("uid":"u")") + " ",
+      Review(R"("uid":"u")") + "x",
+      Review(R"("uid":"u","object":{"spec":{"containers":[{"name":"c","resources":{"limits":)"
+             R"({"nvidia.com/gpu":1}}}]}})"),
+      "\xEF\xBB\xBF" + Review(R"("uid":"u")"),
+      ReviewNesting(1024),
+      ReviewNesting(1025),
+  };
+  for (const char* route : {"validate", "mutate"}) {
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(GPUGATE_SOURCE_DIR) / "tests/testdata" / route)) {
+      if (!entry.path().string().ends_with(".request.json")) continue;
+      std::ifstream in(entry.path());
+      bodies.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  }
+  const std::string afterwards[] = {std::string(kReadAheadNeeded, '7'),
+                                    std::string(kReadAheadNeeded, '"'),
+                                    std::string(kReadAheadNeeded, '}'),
+                                    std::string(kReadAheadNeeded, '\\'),
+                                    std::string(kReadAheadNeeded, '\0'),
+                                    std::string(kReadAheadNeeded, '\xFF'),
+                                    "e5\",\"x\":[1]}]}" + std::string(kReadAheadNeeded, ' ')};
+  auto render = [](const Result<AdmissionRequest>& r) {
+    return r ? Render(*r) : "error: " + r.error().message;
+  };
+  for (const std::string& body : bodies) {
+    const std::string copied = render(DecodeReview(body));
+    for (const std::string& after : afterwards) {
+      SCOPED_TRACE(body.substr(0, 120) + " | then " + after.substr(0, 12));
+      // The body and exactly the promised read-ahead, in one allocation of their size.
+      const std::string buffer = body + after.substr(0, kReadAheadNeeded);
+      EXPECT_EQ(render(DecodeReviewInPlace(std::string_view(buffer).substr(0, body.size()),
+                                           kReadAheadNeeded)),
+                copied);
+    }
+  }
+}
+
 // What a Pod's DELETE review says of the deletion, from the golden reviews of the three kinds.
 TEST(DecodeReview, PodLifecycleOfADelete) {
   struct Case {

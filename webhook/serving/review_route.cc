@@ -13,6 +13,9 @@
 namespace gpugate::serving {
 namespace {
 
+// The transport keeps enough bytes past each body for the review codec to parse it in place.
+static_assert(transport::kBodyReadAhead >= review::kReadAheadNeeded);
+
 using transport::LogLine;
 using transport::Request;
 using transport::Response;
@@ -63,7 +66,7 @@ void ReviewRoute::Serve(const Request& req, Response& res, ReviewKind kind) cons
     return;
   }
   const Deadline start = SteadyClock::now();
-  auto request = review::DecodeReview(req.body);
+  auto request = review::DecodeReviewInPlace(req.body, req.bodyReadAhead);
   if (!request) {
     res.Set(400, request.error().message + "\n");
     metrics_.CountRequest(route, res.status);

@@ -28,7 +28,9 @@ EventServer::Step EventServer::ServeBuffered(Conn& c) {
   }
   SetPhase(c, kHandling, /*restart=*/true);  // each request's answer has the whole deadline
   const RequestHead& head = c.parser.Head(c.in.view());  // its views into the buffer as it is now
-  Request req{head, c.in.view().substr(head.headBytes, head.contentLength), c.ssl.get()};
+  const std::string_view body = c.in.view().substr(head.headBytes, head.contentLength);
+  Request req{head, body, c.ssl.get(),
+              c.in.capacity() - static_cast<size_t>(body.data() + body.size() - c.in.view().data())};
   try {
     handler_(req, res);
   } catch (const std::exception& e) {
@@ -70,8 +72,9 @@ EventServer::Next EventServer::Frame(Conn& c, Response& res) {
     const size_t consumed = c.exchange.consumed;
     const bool expectContinue = head.expectContinue;
     if (check_(Request{head, {}, c.ssl.get()}, res) == HeadVerdict::kRefuse) return Next::kRefuse;
-    // The whole request's room, from the budget, before the body is read or asked for.
-    if (!GrowInput(c, consumed, consumed)) {
+    // The whole request's room, from the budget, before the body is read or asked for, and
+    // the read-ahead past it (Request::bodyReadAhead).
+    if (!GrowInput(c, consumed + kBodyReadAhead, consumed)) {
       res = OverBudget();
       return Next::kRefuse;
     }

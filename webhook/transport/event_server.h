@@ -49,12 +49,21 @@
 
 namespace gpugate::transport {
 
+// How many bytes past a whole request's body the server keeps allocated in the connection's
+// buffer (their contents unspecified): room for a parser that reads ahead of its input, as
+// simdjson does (up to 64 bytes), to parse the body where it lies instead of copying it.
+inline constexpr size_t kBodyReadAhead = 64;
+
 // A request whose head has been read: the head's views point into the connection's buffer and
 // live until the handler returns. `ssl` is the connection's, for its peer certificate.
+// `bodyReadAhead` (at least kBodyReadAhead once the body is there) bytes past the body's end
+// are allocated in the same buffer and may be read, never written; what they hold is
+// unspecified (the next request's start, or bytes left from an earlier one).
 struct Request {
   const RequestHead& head;
   std::string_view body;
   const SSL* ssl;
+  size_t bodyReadAhead = 0;
 };
 
 class EventServer {

@@ -404,5 +404,43 @@ TEST_F(EventServerTest, WritesTheAnswersOfABatchAfterTheLastOfThemIsMade) {
       << "an answer of the batch was written before the batch's last answer was made";
 }
 
+// A handler may read Request::bodyReadAhead bytes past the body (the review codec parses a body
+// where it lies): at least kBodyReadAhead of them, allocated (AddressSanitizer checks each read),
+// for a request without a body, bodies within the first read, a request filling the buffer's
+// first 16 KiB exactly or by one byte more, a body that makes it grow, and pipelined ones.
+TEST_F(EventServerTest, KeepsReadAheadPastEveryBody) {
+  auto handler = [](const Request& req, Response& res) {
+    const volatile char* past = req.body.data() + req.body.size();
+    unsigned sum = 0;
+    for (size_t i = 0; i < req.bodyReadAhead; ++i) sum += static_cast<unsigned char>(past[i]);
+    const bool enough = req.bodyReadAhead >= kBodyReadAhead;
+    res.Set(200, std::to_string(req.body.size()) + (enough ? " ok" : " short") +
+                     (sum == ~0u ? "!" : ""));  // uses the sum; 64 bytes never add up to it
+  };
+  ASSERT_TRUE(Start(TestTuning(), handler));
+  auto post = [](size_t requestBytes) {  // a POST of exactly requestBytes, head and body
+    std::string head = "POST /b HTTP/1.1\r\nHost: gpugate\r\nContent-Length: ";
+    size_t body = requestBytes - head.size() - std::string("\r\n\r\n").size();
+    body -= std::to_string(body).size();
+    head += std::to_string(body) + "\r\n\r\n";
+    return std::pair(head + std::string(body, 'x'), body);
+  };
+  auto c = Connect();
+  ASSERT_TRUE(c->Send(Get("/a")));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", "0 ok"));
+  for (size_t size : {100, 4'000, 16 << 10, (16 << 10) + 1, (16 << 10) - 32, 100'000}) {
+    SCOPED_TRACE(size);
+    auto [request, body] = post(size);
+    ASSERT_EQ(request.size(), size);
+    ASSERT_TRUE(c->Send(request));
+    EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", std::to_string(body) + " ok"));
+  }
+  auto [first, firstBody] = post(3'000);
+  auto [second, secondBody] = post(5'000);
+  ASSERT_TRUE(c->Send(first + second));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", std::to_string(firstBody) + " ok"));
+  EXPECT_EQ(c->ReadAnswer(), Wire("200 OK", std::to_string(secondBody) + " ok"));
+}
+
 }  // namespace
 }  // namespace gpugate::transport
