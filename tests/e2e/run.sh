@@ -472,6 +472,20 @@ collection_reviewed() {  # gpugate's decision line names the Pod
 check "gpugate reviewed e2's DELETE and its log names the Pod" eventually 50 collection_reviewed
 e3_admitted() { admitted_with created < <(pod e3 team-e 1); }
 check "e2's GPU is free: the next GPU Pod is admitted" e3_admitted
+# A resize (PATCH pods/NAME/resize, in-place vertical scaling, on by default since 1.33) reaches no
+# webhook of gpugate's, which review pods, not that subresource. The API server itself lets only
+# cpu and memory change there (ValidatePodResize), so a resize cannot take a pod past the GPUs it
+# was admitted and charged with.
+resize_refused() {
+  local out
+  out=$(k -n team-e patch pod e3 --subresource resize -p \
+    '{"spec":{"containers":[{"name":"trainer","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}' 2>&1) &&
+    return 1
+  [[ $out == *"only cpu and memory resources are mutable"* ]] &&
+    [[ $(k -n team-e get pod e3 -o jsonpath='{.spec.containers[0].resources.limits.nvidia\.com/gpu}') == 1 ]]
+}
+check "a resize may not raise e3's GPUs: the API server lets only cpu and memory change" resize_refused
+check "and team-e's charge stays one GPU" used_is team-e 1
 
 # --- 5. quota per GPU model --------------------------------------------------------------
 
