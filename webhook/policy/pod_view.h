@@ -104,6 +104,10 @@ struct PodSpecView {
   std::string metadataPointer;  // pointer to the metadata beside it ("" when it has none)
 
   std::vector<ContainerView> containers;  // init, then regular, then ephemeral
+  // spec.overhead, sorted by name: what the pod's RuntimeClass adds for its sandbox (the API
+  // server's RuntimeClass admission copies it in before any webhook sees the pod). Kubernetes
+  // adds it to the pod's requests for scheduling and ResourceQuota.
+  std::vector<ResourceEntry> overhead;
   std::string_view schedulerName;         // "" when absent
   bool hasSchedulerName = false;
   std::string_view nodeName;

@@ -80,6 +80,12 @@ class PodBuilder {
     return *this;
   }
 
+  // An entry of spec.overhead (what a RuntimeClass adds), not of a container.
+  PodBuilder& Overhead(std::string resource, std::string value) {
+    pod_.overhead.push_back({Own(std::move(resource)), {Own(std::move(value))}});
+    return *this;
+  }
+
   PodBuilder& Annotation(std::string key, std::string value) {
     pod_.hasAnnotations = true;
     pod_.annotations.emplace_back(Own(std::move(key)), Own(std::move(value)));
@@ -124,6 +130,7 @@ class PodBuilder {
     std::stable_sort(
         pod.containers.begin(), pod.containers.end(),
         [](const ContainerView& a, const ContainerView& b) { return a.kind < b.kind; });
+    std::stable_sort(pod.overhead.begin(), pod.overhead.end(), byName);
     std::stable_sort(pod.annotations.begin(), pod.annotations.end());
     std::stable_sort(pod.nodeSelector.begin(), pod.nodeSelector.end());
     return pod;

@@ -112,6 +112,19 @@ Amounts EffectiveRequests(const policy::PodSpecView& pod, const policy::Settings
     }
   }
   MaxInto(running, initPeak);
+  // The pod's overhead (its RuntimeClass's) comes on top, as PodRequests adds it.
+  for (size_t i = 0; i < pod.overhead.size(); ++i) {
+    const policy::ResourceEntry& e = pod.overhead[i];
+    if (!LastOfItsName(pod.overhead, i) || settings.Find(e.name) == nullptr) continue;
+    const int64_t milli = WholeMilli(e.value);
+    if (milli == 0) continue;
+    auto it = running.find(e.name);
+    if (it == running.end()) {
+      running.emplace(std::string(e.name), milli);
+    } else {
+      it->second = AddSaturating(it->second, milli);
+    }
+  }
   return running;
 }
 

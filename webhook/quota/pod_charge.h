@@ -12,6 +12,7 @@ namespace gpugate::quota {
 // Effective request per managed resource (requests, or limits where a request is absent):
 //   max(sum over regular containers + sum over sidecar init containers (restartPolicy Always),
 //       max over init containers i of (request of i + sidecars declared before i))
+//   + the pod's overhead (spec.overhead, from its RuntimeClass)
 // Ephemeral containers are not counted (Kubernetes gives them no resources). Invalid quantities
 // are skipped (validation refuses them first). Then every weighted figure in `config.weights`
 // is added: sum of weight * effective request. Zero entries are left out. A pod pinned to GPU

@@ -144,6 +144,32 @@ TEST(PodCharge, Table) {
            .Gpu("nvidia.com/gpu", "8")
            .Build(),
        "nvidia.com/gpu=1000"},
+      {"the pod's overhead (its RuntimeClass's) adds to its requests, as PodRequests adds it",
+       PodBuilder()
+           .Container("a")
+           .Gpu("nvidia.com/gpu", "1")
+           .Overhead("nvidia.com/gpu", "1")
+           .Overhead("cpu", "250m")
+           .Build(),
+       "nvidia.com/gpu=2000"},
+      {"overhead comes on top of the init containers' peak: max(1, 3) + 1",
+       PodBuilder()
+           .Init("setup")
+           .Gpu("nvidia.com/gpu", "3")
+           .Container("a")
+           .Gpu("nvidia.com/gpu", "1")
+           .Overhead("nvidia.com/gpu", "1")
+           .Build(),
+       "nvidia.com/gpu=4000"},
+      {"overhead alone is charged; in it too, only whole managed quantities count",
+       PodBuilder()
+           .Container("a")
+           .Limit("cpu", "1")
+           .Overhead("amd.com/gpu", "2")
+           .Overhead("nvidia.com/gpu", "0.5")
+           .Overhead("example.com/fpga", "1")
+           .Build(),
+       "amd.com/gpu=2000"},
       {"a limit stands in for an absent request",
        PodBuilder()
            .Container("a")

@@ -289,7 +289,9 @@ std::string Render(const AdmissionRequest& r) {
         << " node=" << pod.nodeName << " tolerations=" << pod.hasTolerations;
     for (const auto& t : pod.tolerations)
       out << " {" << t.key << t.op << t.value << t.effect << "}";
-    out << " annotations=" << pod.hasAnnotations;
+    out << " overhead=[";
+    for (const auto& q : pod.overhead) out << q.name << "=" << q.value.text << ",";
+    out << "] annotations=" << pod.hasAnnotations;
     for (const auto& [k, v] : pod.annotations) out << " " << k << "=" << v;
     out << "\n";
     for (const auto& c : pod.containers) {

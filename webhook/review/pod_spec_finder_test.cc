@@ -462,6 +462,45 @@ TEST(PodSpecFinder, RequestPathKeepsTheLiteralTextOfDecimals) {
   }
 }
 
+// spec.overhead (what a RuntimeClass adds, copied in by the API server's admission) is read into
+// the pod spec's view like a container's resource list: sorted, numbers with their literal text
+// on the request path, a wrong type a shape error.
+TEST(PodSpecFinder, OverheadIsReadBesideTheContainers) {
+  struct Case {
+    std::string name;
+    std::string object;
+    std::string request;  // the overhead as both decoders of a review read it
+    std::string watch;    // ... as FindPodSpecs(nlohmann::json) reads it
+    std::vector<std::string> errors;
+  } cases[] = {
+      {"a Pod's overhead",
+       R"({"spec":{"containers":[{"name":"a"}],"overhead":{"nvidia.com/gpu":"1","cpu":"250m","x":1.50}}})",
+       "cpu=250m,nvidia.com/gpu=1,x=1.50", "cpu=250m,nvidia.com/gpu=1,x=1.5", {}},
+      {"a pod template's", R"({"spec":{"template":{"spec":{"containers":[{"name":"a"}],
+           "overhead":{"nvidia.com/gpu":"2"}}}}})",
+       "nvidia.com/gpu=2", "nvidia.com/gpu=2", {}},
+      {"none", R"({"spec":{"containers":[{"name":"a"}]}})", "", "", {}},
+      {"null is absent", R"({"spec":{"containers":[{"name":"a"}],"overhead":null}})", "", "", {}},
+      {"an array", R"({"spec":{"containers":[{"name":"a"}],"overhead":["1"]}})", "", "",
+       {"spec.overhead: must be object, got array"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (const auto& [frontEnd, view] : AllFrontEnds(c.object)) {
+      SCOPED_TRACE(frontEnd);
+      ASSERT_EQ(view.podSpecs.size(), 1u);
+      std::string got;
+      for (const auto& e : view.podSpecs[0].overhead) {
+        got += (got.empty() ? "" : ",") + std::string(e.name) + "=" + std::string(e.value.text);
+      }
+      EXPECT_EQ(got, frontEnd == "FindPodSpecs(nlohmann::json)" ? c.watch : c.request);
+      std::vector<std::string> errors;
+      for (const auto& e : view.shapeErrors) errors.push_back(e.path + ": " + e.problem);
+      EXPECT_EQ(errors, c.errors);
+    }
+  }
+}
+
 // nlohmann keeps the last of a repeated key (so does the apiserver, decoding Go structs);
 // simdjson's DOM keeps every one, and its view picks the last, so the front ends agree.
 TEST(PodSpecFinder, RepeatedKeysCountOnceWithTheirLastValue) {

@@ -98,8 +98,11 @@ class SpecReader {
     return s ? json_.String(*s) : std::string_view();
   }
 
+  // A resource list (limits, requests, a pod's overhead). `pointerOf(name)` spells the RFC 6901
+  // pointer of the entry `name`, called only for a number whose text the parser dropped.
+  template <typename PointerOf>
   std::vector<policy::ResourceEntry> Resources(Found list, std::string_view key,
-                                               const FieldPath& path, const ContainerAt& at) {
+                                               const FieldPath& path, PointerOf&& pointerOf) {
     std::vector<policy::ResourceEntry> out;
     list = Typed(list, key, JsonType::kObject, path);
     if (!list) return out;
@@ -109,11 +112,8 @@ class SpecReader {
       if (type == JsonType::kString) {
         out.push_back({name, {.text = json_.String(value)}});
       } else if (type == JsonType::kNumber) {
-        out.push_back({name, {.text = texts_.Own(json_.NumberText(value, [&] {
-                         return at.podPointer + "/" + std::string(at.list) + "/" +
-                                std::to_string(at.index) + "/resources/" + std::string(key) + "/" +
-                                JsonPointerEscape(name);
-                       }))}});
+        out.push_back(
+            {name, {.text = texts_.Own(json_.NumberText(value, [&] { return pointerOf(name); }))}});
       } else {
         out.push_back({name, {.text = JsonTypeName(type), .wrongType = true}});
       }
@@ -155,8 +155,14 @@ class SpecReader {
       static constexpr std::array<std::string_view, 2> kLists = {"limits", "requests"};
       const auto [limits, requests] = json_.template FindAll<kLists>(*r);
       const FieldPath rpath{.parent = &path, .field = "resources"};
-      view.limits = Resources(limits, "limits", rpath, at);
-      view.requests = Resources(requests, "requests", rpath, at);
+      auto pointerIn = [&at](std::string_view list) {
+        return [&at, list](std::string_view name) {
+          return at.podPointer + "/" + std::string(at.list) + "/" + std::to_string(at.index) +
+                 "/resources/" + std::string(list) + "/" + JsonPointerEscape(name);
+        };
+      };
+      view.limits = Resources(limits, "limits", rpath, pointerIn("limits"));
+      view.requests = Resources(requests, "requests", rpath, pointerIn("requests"));
     }
     view.env = Env(env, path);
     if (Found sc = Typed(securityContext, "securityContext", JsonType::kObject, path)) {
@@ -348,9 +354,9 @@ void ReadPodSpec(const View& json, const NodeToVisit<typename View::Value>& p, L
   view.path = std::move(loc.path);
   view.pointer = std::move(loc.pointer);
   const FieldPath at{.root = &view.path};
-  static constexpr std::array<std::string_view, 8> kKeys = {
-      "initContainers", "containers",  "ephemeralContainers", "schedulerName",
-      "nodeName",       "tolerations", "nodeSelector",        "affinity"};
+  static constexpr std::array<std::string_view, 9> kKeys = {
+      "initContainers", "containers",   "ephemeralContainers", "schedulerName", "nodeName",
+      "tolerations",    "nodeSelector", "affinity",            "overhead"};
   const auto found = json.template FindAll<kKeys>(p.node);
   static constexpr policy::ContainerKind kKinds[] = {policy::ContainerKind::kInit,
                                                      policy::ContainerKind::kRegular,
@@ -372,6 +378,9 @@ void ReadPodSpec(const View& json, const NodeToVisit<typename View::Value>& p, L
   reader.Tolerations(found[5], at, view);
   reader.NodeSelector(found[6], at, view);
   reader.RequiredNodeAffinity(found[7], at, view);
+  view.overhead = reader.Resources(found[8], "overhead", at, [&view](std::string_view name) {
+    return view.pointer + "/overhead/" + JsonPointerEscape(name);
+  });
   // A pod spec's metadata is its sibling: {metadata, spec} in a Pod or a pod template.
   if (p.parent && loc.key == "spec") {
     static constexpr std::array<std::string_view, 1> kMetadata = {"metadata"};

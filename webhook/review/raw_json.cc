@@ -11,7 +11,7 @@ namespace {
 using nlohmann::json;
 
 // A SAX handler that tracks the RFC 6901 pointer of the current value and records the text of
-// decimal numbers sitting in a resources.limits or resources.requests object. nlohmann's SAX
+// decimal numbers sitting in a resources.limits or resources.requests object, or an overhead. nlohmann's SAX
 // parser is iterative, so deep nesting costs heap, not stack. Map insertion in document order
 // leaves the last of repeated keys, as the DOM views pick it.
 class DecimalCollector : public json::json_sax_t {
@@ -71,11 +71,13 @@ class DecimalCollector : public json::json_sax_t {
     pointer_ += segment;
   }
 
-  // ".../resources/limits/<name>" or ".../resources/requests/<name>".
+  // ".../resources/limits/<name>", ".../resources/requests/<name>" or a pod spec's
+  // ".../overhead/<name>".
   bool InQuantityList() const {
     std::string_view p = pointer_;
     p = p.substr(0, p.rfind('/'));
-    return p.ends_with("/resources/limits") || p.ends_with("/resources/requests");
+    return p.ends_with("/resources/limits") || p.ends_with("/resources/requests") ||
+           p.ends_with("/overhead");
   }
 
   std::unordered_map<std::string, std::string>& out_;

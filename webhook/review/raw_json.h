@@ -5,8 +5,8 @@
 // non-integer number (or an integer beyond 64 bits).
 //
 // The first question costs one extra pass over the body (nlohmann's SAX parser, which reports each
-// number's text), recording the text of every such number under resources.limits and
-// resources.requests; later questions are lookups. The apiserver writes a Pod's quantities as
+// number's text), recording the text of every such number under resources.limits,
+// resources.requests and a pod spec's overhead; later questions are lookups. The apiserver writes a Pod's quantities as
 // strings, so only custom resources ever pay for the pass.
 #pragma once
 
@@ -25,8 +25,9 @@ class RawJsonFinder {
   // never ask.
   RawJsonFinder(std::string_view body, std::string_view prefix) : body_(body), prefix_(prefix) {}
 
-  // The literal text of the quantity at prefix + `pointer` (".../resources/limits/<name>" or
-  // ".../requests/<name>"), when it is a non-integer number; nullopt otherwise. Where an object
+  // The literal text of the quantity at prefix + `pointer` (".../resources/limits/<name>",
+  // ".../requests/<name>" or ".../overhead/<name>"), when it is a non-integer number; nullopt
+  // otherwise. Where an object
   // repeats a key, the last occurrence counts, as in both parsers' views. Not thread-safe: one
   // finder per decode.
   std::optional<std::string> At(std::string_view pointer) const;
