@@ -487,6 +487,39 @@ resize_refused() {
 check "a resize may not raise e3's GPUs: the API server lets only cpu and memory change" resize_refused
 check "and team-e's charge stays one GPU" used_is team-e 1
 
+# A RuntimeClass's overhead is copied into a Pod's spec.overhead by the API server's RuntimeClass
+# admission, before any webhook sees the Pod, and Kubernetes adds it to the Pod's requests for
+# ResourceQuota (PodRequests). gpugate charges it too: its figure is the quota controller's.
+namespace team-o
+quota_of team-o 3 >/dev/null
+k apply -f - >/dev/null <<EOF
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gpu-vm}
+handler: kata
+overhead: {podFixed: {nvidia.com/gpu: "1", cpu: 250m, memory: 120Mi}}
+EOF
+vm_pod() {  # NAME: an unscheduled one-GPU Pod of the gpu-vm RuntimeClass
+  unscheduled_pod "$1" team-o
+  printf '  runtimeClassName: gpu-vm\n'
+}
+o1_admitted() {
+  admitted_with created < <(vm_pod o1) &&
+    [[ $(k -n team-o get pod o1 -o jsonpath='{.spec.overhead.nvidia\.com/gpu}') == 1 ]]
+}
+check "a one-GPU Pod of a RuntimeClass whose overhead holds a GPU is admitted, overhead and all" \
+  o1_admitted
+check "gpugate charges it two GPUs, its container's and its overhead's" eventually 150 used_is team-o 2
+quota_used() {
+  [[ $(k -n team-o get resourcequota gpus -o jsonpath='{.status.used.requests\.nvidia\.com/gpu}') == 2 ]]
+}
+check "as the API server's own ResourceQuota counts it" eventually 120 quota_used
+o2_refused() {
+  refused_with 'exceeded quota: team-o, requested: nvidia.com/gpu=2, used: nvidia.com/gpu=2, limited: nvidia.com/gpu=3' \
+    < <(vm_pod o2)
+}
+check "a second such Pod would make 4 of 3: gpugate refuses it with the figures" o2_refused
+
 # --- 5. quota per GPU model --------------------------------------------------------------
 
 model_pod() {  # NAME NS [PRODUCT]: a one-GPU Pod pinned to PRODUCT's Nodes, or unpinned
