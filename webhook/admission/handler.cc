@@ -1,5 +1,6 @@
 #include "admission/handler.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "admission/flavor_check.h"
@@ -7,6 +8,7 @@
 #include "policy/gpu_demand.h"
 #include "policy/mutation.h"
 #include "policy/pod_facts.h"
+#include "policy/resource_values.h"
 #include "policy/rule_inputs.h"
 #include "quota/pod_charge.h"
 #include "quota/release_edge.h"
@@ -168,10 +170,16 @@ bool Handler::MayBlock(const review::AdmissionRequest& request) const {
   }
   if (request.operation != "CREATE" || Unchecked(request)) return false;
   // A dry run still reads the ledger under its lock (held across a journal write) or through
-  // the cluster's group commit, so it may wait too. A pod that asks for no managed resource is
-  // charged nothing: PodCharge is empty whenever IsGpuPod is false.
+  // the cluster's group commit, so it may wait too. A pod charged nothing never reaches the
+  // ledger: PodCharge is empty unless a container asks for a managed resource (IsGpuPod) or the
+  // pod's overhead holds one.
   const policy::PodSpecView* own = policy::OwnPodSpec(request.object);
-  return own != nullptr && policy::IsGpuPod(*own, settings_);
+  if (own == nullptr) return false;
+  if (policy::IsGpuPod(*own, settings_)) return true;
+  return std::any_of(own->overhead.begin(), own->overhead.end(), [&](const auto& e) {
+    const std::optional<Quantity> q = policy::ValidWholeQuantity(e.value);  // as PodCharge reads it
+    return settings_.Find(e.name) != nullptr && q && !q->IsZero();
+  });
 }
 
 bool Handler::Ready() const {

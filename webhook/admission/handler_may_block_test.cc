@@ -56,6 +56,7 @@ struct Row {
   const char* operation;
   const char* ns = "team-a";
   const char* gpu = "1";  // nullptr: the pod asks for no GPU
+  const char* overhead = nullptr;  // spec.overhead's nvidia.com/gpu (a RuntimeClass's), if any
   const char* subResource = "";
   const char* phase = "Running";
   bool dryRun = false;
@@ -76,6 +77,7 @@ json Review(const Row& r) {
                      {"spec", {{"containers", json::array({container})}}},
                      {"status", {{"phase", r.phase}}}};
   json pod = pod0;
+  if (r.overhead) pod["spec"]["overhead"] = {{"nvidia.com/gpu", r.overhead}, {"cpu", "250m"}};
   if (r.startTime) pod["status"]["startTime"] = r.startTime;
   const std::string op = r.operation;
   json request = {{"uid", "req"},
@@ -106,6 +108,16 @@ const Row kRows[] = {
      .ns = "team-b",
      .mayBlock = true},
     {.name = "pod without a GPU created", .operation = "CREATE", .gpu = nullptr},
+    // Its RuntimeClass's overhead holds a GPU: charged for it, though no container asks for one.
+    {.name = "pod whose only GPU is its overhead created",
+     .operation = "CREATE",
+     .gpu = nullptr,
+     .overhead = "1",
+     .mayBlock = true},
+    {.name = "pod whose overhead holds no managed resource created",
+     .operation = "CREATE",
+     .gpu = nullptr,
+     .overhead = "0"},
     {.name = "GPU pod created in an exempt namespace", .operation = "CREATE", .ns = "kube-system"},
     {.name = "pods/binding created", .operation = "CREATE", .subResource = "binding"},
     {.name = "pod deleted", .operation = "DELETE", .mayBlock = true},
