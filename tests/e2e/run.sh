@@ -472,19 +472,31 @@ collection_reviewed() {  # gpugate's decision line names the Pod
 check "gpugate reviewed e2's DELETE and its log names the Pod" eventually 50 collection_reviewed
 e3_admitted() { admitted_with created < <(pod e3 team-e 1); }
 check "e2's GPU is free: the next GPU Pod is admitted" e3_admitted
-# A resize (PATCH pods/NAME/resize, in-place vertical scaling, on by default since 1.33) reaches no
-# webhook of gpugate's, which review pods, not that subresource. The API server itself lets only
-# cpu and memory change there (ValidatePodResize), so a resize cannot take a pod past the GPUs it
-# was admitted and charged with.
+# A pod's GPUs cannot grow once it is admitted. An UPDATE may not change its containers'
+# resources (ValidatePodUpdate). A resize (PATCH pods/NAME/resize, in-place vertical scaling, on
+# by default from 1.33) reaches no webhook of gpugate's, which review pods, not that subresource;
+# but the API server lets only cpu and memory change there (ValidatePodResize).
+more_gpus='{"spec":{"containers":[{"name":"trainer","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}'
+update_refused() {
+  local out
+  out=$(k -n team-e patch pod e3 -p "$more_gpus" 2>&1) && return 1
+  [[ $out == *"pod updates may not change fields other than"* ]]
+}
+check "an update may not raise e3's GPUs: the API server refuses it before any webhook" \
+  update_refused
 resize_refused() {
   local out
-  out=$(k -n team-e patch pod e3 --subresource resize -p \
-    '{"spec":{"containers":[{"name":"trainer","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}' 2>&1) &&
-    return 1
+  out=$(k -n team-e patch pod e3 --subresource resize -p "$more_gpus" 2>&1) && return 1
   [[ $out == *"only cpu and memory resources are mutable"* ]] &&
     [[ $(k -n team-e get pod e3 -o jsonpath='{.spec.containers[0].resources.limits.nvidia\.com/gpu}') == 1 ]]
 }
-check "a resize may not raise e3's GPUs: the API server lets only cpu and memory change" resize_refused
+release_minor=${K8S_VERSION#v1.}
+release_minor=${release_minor%%.*}
+if ((release_minor >= 33)); then
+  check "nor may a resize: the API server lets only cpu and memory change there" resize_refused
+else
+  echo "info  no resize check on $K8S_VERSION: its pods/resize subresource is off by default (1.33 turned it on)"
+fi
 check "and team-e's charge stays one GPU" used_is team-e 1
 
 # A RuntimeClass's overhead is copied into a Pod's spec.overhead by the API server's RuntimeClass
