@@ -310,9 +310,8 @@ std::string Render(const AdmissionRequest& r) {
   return out.str();
 }
 
-// The simdjson decode and the nlohmann one (the old path, now the fallback) must read every
-// golden request and every Kubernetes fixture alike.
-TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
+// Every golden AdmissionReview request of the validate and mutate tables, as its text.
+std::vector<std::string> GoldenRequests() {
   namespace fs = std::filesystem;
   std::vector<std::string> bodies;
   for (const char* route : {"validate", "mutate"}) {
@@ -323,6 +322,14 @@ TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
       bodies.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
   }
+  return bodies;
+}
+
+// The simdjson decode and the nlohmann one (the old path, now the fallback) must read every
+// golden request and every Kubernetes fixture alike.
+TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> bodies = GoldenRequests();
   for (const auto& entry : fs::directory_iterator(GPUGATE_FIXTURES_DIR)) {
     if (entry.path().extension() != ".json") continue;
     std::string object = ReadFixture(entry.path().filename().string());
@@ -344,7 +351,6 @@ TEST(DecodeReview, AgreesWithTheNlohmannDecode) {
 // first, whatever the bytes past its end hold: a number, a string, a structure or garbage there
 // must neither extend the body's last token nor complete a truncated one.
 TEST(DecodeReview, ParsedInPlaceAsIfCopied) {
-  namespace fs = std::filesystem;
   std::vector<std::string> bodies = {
       "",
       "1",
@@ -370,14 +376,7 @@ TEST(DecodeReview, ParsedInPlaceAsIfCopied) {
       ReviewNesting(1024),
       ReviewNesting(1025),
   };
-  for (const char* route : {"validate", "mutate"}) {
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(GPUGATE_SOURCE_DIR) / "tests/testdata" / route)) {
-      if (!entry.path().string().ends_with(".request.json")) continue;
-      std::ifstream in(entry.path());
-      bodies.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-  }
+  for (std::string& body : GoldenRequests()) bodies.push_back(std::move(body));
   const std::string afterwards[] = {std::string(kReadAheadNeeded, '7'),
                                     std::string(kReadAheadNeeded, '"'),
                                     std::string(kReadAheadNeeded, '}'),
