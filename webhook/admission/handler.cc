@@ -1,14 +1,11 @@
 #include "admission/handler.h"
 
-#include <algorithm>
 #include <chrono>
 
 #include "admission/flavor_check.h"
 #include "common/deadline.h"
-#include "policy/gpu_demand.h"
 #include "policy/mutation.h"
 #include "policy/pod_facts.h"
-#include "policy/resource_values.h"
 #include "policy/rule_inputs.h"
 #include "quota/pod_charge.h"
 #include "quota/release_edge.h"
@@ -171,15 +168,9 @@ bool Handler::MayBlock(const review::AdmissionRequest& request) const {
   if (request.operation != "CREATE" || Unchecked(request)) return false;
   // A dry run still reads the ledger under its lock (held across a journal write) or through
   // the cluster's group commit, so it may wait too. A pod charged nothing never reaches the
-  // ledger: PodCharge is empty unless a container asks for a managed resource (IsGpuPod) or the
-  // pod's overhead holds one.
+  // ledger.
   const policy::PodSpecView* own = policy::OwnPodSpec(request.object);
-  if (own == nullptr) return false;
-  if (policy::IsGpuPod(*own, settings_)) return true;
-  return std::any_of(own->overhead.begin(), own->overhead.end(), [&](const auto& e) {
-    const std::optional<Quantity> q = policy::ValidWholeQuantity(e.value);  // as PodCharge reads it
-    return settings_.Find(e.name) != nullptr && q && !q->IsZero();
-  });
+  return own != nullptr && quota::MayCharge(*own, settings_);
 }
 
 bool Handler::Ready() const {

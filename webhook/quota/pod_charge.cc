@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/gpu_demand.h"
 #include "policy/resource_values.h"
 
 namespace gpugate::quota {
@@ -78,16 +79,31 @@ Amounts ContainerRequests(const ContainerView& c, const policy::Settings& settin
   return out;
 }
 
+// total[name] += milli, saturating, without building the name unless it is new.
+void AddOne(Amounts& total, std::string_view name, int64_t milli) {
+  auto it = total.find(name);
+  if (it == total.end()) {
+    total.emplace(std::string(name), milli);
+  } else {
+    it->second = AddSaturating(it->second, milli);
+  }
+}
+
 // AddTo(total, ContainerRequests(c, settings)) without the container's own map.
 void AddRequestsTo(Amounts& total, const ContainerView& c, const policy::Settings& settings) {
-  ForEachRequest(c, settings, [&](std::string_view name, int64_t milli) {
-    auto it = total.find(name);
-    if (it == total.end()) {
-      total.emplace(std::string(name), milli);
-    } else {
-      it->second = AddSaturating(it->second, milli);
-    }
-  });
+  ForEachRequest(c, settings,
+                 [&](std::string_view name, int64_t milli) { AddOne(total, name, milli); });
+}
+
+// Calls f(name, milli) for every managed resource in the pod's overhead with a positive whole
+// quantity, each name once (the last of a repeated one).
+template <typename F>
+void ForEachOverhead(const policy::PodSpecView& pod, const policy::Settings& settings, F&& f) {
+  for (size_t i = 0; i < pod.overhead.size(); ++i) {
+    const policy::ResourceEntry& e = pod.overhead[i];
+    if (!LastOfItsName(pod.overhead, i) || settings.Find(e.name) == nullptr) continue;
+    if (const int64_t milli = WholeMilli(e.value); milli != 0) f(e.name, milli);
+  }
 }
 
 // Kubernetes' PodRequests (k8s.io/component-helpers/resource) for the managed resources.
@@ -113,22 +129,19 @@ Amounts EffectiveRequests(const policy::PodSpecView& pod, const policy::Settings
   }
   MaxInto(running, initPeak);
   // The pod's overhead (its RuntimeClass's) comes on top, as PodRequests adds it.
-  for (size_t i = 0; i < pod.overhead.size(); ++i) {
-    const policy::ResourceEntry& e = pod.overhead[i];
-    if (!LastOfItsName(pod.overhead, i) || settings.Find(e.name) == nullptr) continue;
-    const int64_t milli = WholeMilli(e.value);
-    if (milli == 0) continue;
-    auto it = running.find(e.name);
-    if (it == running.end()) {
-      running.emplace(std::string(e.name), milli);
-    } else {
-      it->second = AddSaturating(it->second, milli);
-    }
-  }
+  ForEachOverhead(pod, settings,
+                  [&](std::string_view name, int64_t milli) { AddOne(running, name, milli); });
   return running;
 }
 
 }  // namespace
+
+bool MayCharge(const policy::PodSpecView& pod, const policy::Settings& settings) {
+  if (policy::IsGpuPod(pod, settings)) return true;
+  bool any = false;
+  ForEachOverhead(pod, settings, [&](std::string_view, int64_t) { any = true; });
+  return any;
+}
 
 Amounts PodCharge(const policy::PodSpecView& pod, const policy::Settings& settings,
                   const QuotaConfig& config) {

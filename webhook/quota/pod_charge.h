@@ -21,4 +21,9 @@ namespace gpugate::quota {
 Amounts PodCharge(const policy::PodSpecView& pod, const policy::Settings& settings,
                   const QuotaConfig& config);
 
+// False only when PodCharge is empty whatever the config: no container asks for a managed
+// resource (policy::IsGpuPod) and the pod's overhead holds none. Cheaper than PodCharge, for
+// deciding ahead whether a review will reach the ledger.
+bool MayCharge(const policy::PodSpecView& pod, const policy::Settings& settings);
+
 }  // namespace gpugate::quota
