@@ -94,8 +94,8 @@ struct AdmissionRequest {
 // Thread-safe: each decode borrows a parser (simdjson parsers are not thread-safe) for as long as
 // the request's views live, reused across requests up to kKeepParserUpTo bytes (the decoding
 // thread's own, else one from a shared pool sized by the peak number of requests decided at
-// once); a larger body gets a parser freed with the views. Arrays and objects nested more than 1,024 deep are refused.
-// The body is first copied into the parser's own padded buffer.
+// once); a larger body gets a parser freed with the views. Arrays and objects nested more than
+// 1,024 deep are refused. The body is first copied into the parser's own padded buffer.
 Result<AdmissionRequest> DecodeReview(std::string_view body);
 
 // DecodeReview, the same result, with the body parsed where it lies when `readablePastEnd`

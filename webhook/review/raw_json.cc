@@ -11,9 +11,9 @@ namespace {
 using nlohmann::json;
 
 // A SAX handler that tracks the RFC 6901 pointer of the current value and records the text of
-// decimal numbers sitting in a resources.limits or resources.requests object, or an overhead. nlohmann's SAX
-// parser is iterative, so deep nesting costs heap, not stack. Map insertion in document order
-// leaves the last of repeated keys, as the DOM views pick it.
+// decimal numbers sitting in a resources.limits or resources.requests object, or an overhead.
+// nlohmann's SAX parser is iterative, so deep nesting costs heap, not stack. Map insertion in
+// document order leaves the last of repeated keys, as the DOM views pick it.
 class DecimalCollector : public json::json_sax_t {
  public:
   explicit DecimalCollector(std::unordered_map<std::string, std::string>& out) : out_(out) {}

@@ -6,8 +6,8 @@
 //
 // The first question costs one extra pass over the body (nlohmann's SAX parser, which reports each
 // number's text), recording the text of every such number under resources.limits,
-// resources.requests and a pod spec's overhead; later questions are lookups. The apiserver writes a Pod's quantities as
-// strings, so only custom resources ever pay for the pass.
+// resources.requests and a pod spec's overhead; later questions are lookups. The apiserver
+// writes a Pod's quantities as strings, so only custom resources ever pay for the pass.
 #pragma once
 
 #include <optional>
@@ -27,9 +27,8 @@ class RawJsonFinder {
 
   // The literal text of the quantity at prefix + `pointer` (".../resources/limits/<name>",
   // ".../requests/<name>" or ".../overhead/<name>"), when it is a non-integer number; nullopt
-  // otherwise. Where an object
-  // repeats a key, the last occurrence counts, as in both parsers' views. Not thread-safe: one
-  // finder per decode.
+  // otherwise. Where an object repeats a key, the last occurrence counts, as in both parsers'
+  // views. Not thread-safe: one finder per decode.
   std::optional<std::string> At(std::string_view pointer) const;
 
  private:
