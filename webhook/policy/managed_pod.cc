@@ -1,14 +1,20 @@
 #include "policy/managed_pod.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/result.h"
+#include "common/vector_pool.h"
 #include "quantity/quantity.h"
 
 namespace gpugate::policy {
 
 ManagedPod::ManagedPod(const PodSpecView& spec, const Settings& settings)
-    : spec_(spec), settings_(settings) {
+    : spec_(spec),
+      settings_(settings),
+      values_(VectorPool<ResourceValue>::Take()),
+      ends_(VectorPool<size_t>::Take()),
+      requested_(VectorPool<std::string_view>::Take()) {
   size_t entries = 0;  // an upper bound on the values: one allocation for each vector
   for (const ContainerView& c : spec.containers) entries += c.limits.size() + c.requests.size();
   values_.reserve(entries);
@@ -24,6 +30,12 @@ ManagedPod::ManagedPod(const PodSpecView& spec, const Settings& settings)
   }
   std::sort(requested_.begin(), requested_.end());
   requested_.erase(std::unique(requested_.begin(), requested_.end()), requested_.end());
+}
+
+ManagedPod::~ManagedPod() {
+  VectorPool<ResourceValue>::Give(std::move(values_));
+  VectorPool<size_t>::Give(std::move(ends_));
+  VectorPool<std::string_view>::Give(std::move(requested_));
 }
 
 std::span<const ResourceValue> ManagedPod::Values(const ContainerView& c) const {

@@ -20,6 +20,8 @@ namespace gpugate::policy {
 class ManagedPod {
  public:
   ManagedPod(const PodSpecView& spec, const Settings& settings);
+  // Its lists' memory goes to the thread's VectorPools, for the next pod's.
+  ~ManagedPod();
   ManagedPod(const ManagedPod&) = delete;
   ManagedPod& operator=(const ManagedPod&) = delete;
 

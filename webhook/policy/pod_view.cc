@@ -1,6 +1,9 @@
 #include "policy/pod_view.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "common/vector_pool.h"
 
 namespace gpugate::policy {
 namespace {
@@ -50,6 +53,23 @@ std::string PodSpecView::ContainerLabel(const ContainerView& c) const {
   out += c.name;
   out += '"';
   return out;
+}
+
+void RecycleViews(ObjectView& view) {
+  for (PodSpecView& spec : view.podSpecs) {
+    for (ContainerView& c : spec.containers) {
+      VectorPool<ResourceEntry>::Give(std::move(c.limits));
+      VectorPool<ResourceEntry>::Give(std::move(c.requests));
+      VectorPool<EnvVarView>::Give(std::move(c.env));
+    }
+    VectorPool<ContainerView>::Give(std::move(spec.containers));
+    VectorPool<ResourceEntry>::Give(std::move(spec.overhead));
+    VectorPool<TolerationView>::Give(std::move(spec.tolerations));
+    VectorPool<StringPair>::Give(std::move(spec.nodeSelector));
+    VectorPool<StringPair>::Give(std::move(spec.annotations));
+  }
+  VectorPool<PodSpecView>::Give(std::move(view.podSpecs));
+  view.shapeErrors.clear();
 }
 
 }  // namespace gpugate::policy

@@ -74,6 +74,9 @@ struct ContainerView {
   const QuantityText* Request(std::string_view resource) const;
 };
 
+// A label or annotation: key and value.
+using StringPair = std::pair<std::string_view, std::string_view>;
+
 struct TolerationView {
   std::string_view key;
   std::string_view op;  // "Exists" or "Equal"; "" means Equal, as Kubernetes defaults it
@@ -114,14 +117,14 @@ struct PodSpecView {
   bool hasTolerations = false;  // the field exists (possibly empty) in the object
   std::vector<TolerationView> tolerations;
   bool hasNodeSelector = false;  // spec.nodeSelector exists as an object
-  std::vector<std::pair<std::string_view, std::string_view>> nodeSelector;  // sorted by key
+  std::vector<StringPair> nodeSelector;  // sorted by key
   // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: a node must
   // match one of the terms. `hasRequiredNodeAffinity`: the field is set, so even an empty list
   // of terms constrains (Kubernetes then matches no node).
   bool hasRequiredNodeAffinity = false;
   std::vector<NodeSelectorTermView> requiredNodeTerms;
   bool hasAnnotations = false;  // metadata.annotations exists as an object
-  std::vector<std::pair<std::string_view, std::string_view>> annotations;  // sorted by key
+  std::vector<StringPair> annotations;  // sorted by key
   // Keeps alive what the string_views above point into; shared by every copy.
   std::shared_ptr<const void> backing;
 
@@ -141,5 +144,10 @@ struct ObjectView {
   std::vector<PodSpecView> podSpecs;  // in document order
   std::vector<ShapeError> shapeErrors;
 };
+
+// Empties `view`, giving the memory of its lists to this thread's VectorPools
+// (common/vector_pool.h), from which the next walk builds its views: call it when done with a
+// view that was built on this thread (review/pod_spec_walker.h).
+void RecycleViews(ObjectView& view);
 
 }  // namespace gpugate::policy

@@ -388,6 +388,11 @@ Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body) {
   return EnvelopeReader<NlohmannView>(json, oldJson, texts, std::move(doc)).Decode(root);
 }
 
+void Recycle(AdmissionRequest& request) {
+  policy::RecycleViews(request.object);
+  policy::RecycleViews(request.oldObject);
+}
+
 std::string EncodeResponse(const AdmissionRequest& request, const Decision& decision) {
   std::string out;
   out.reserve(256 + decision.message.size() + decision.patch.size() * 4 / 3);

@@ -116,6 +116,10 @@ inline constexpr size_t kKeepParserUpTo = 128 * 1024;
 // custom resource's float of 1e20 as 100000000000000000000. Also the benchmarks' baseline.
 Result<AdmissionRequest> DecodeReviewWithNlohmann(std::string_view body);
 
+// Done with `request`: its pod specs' lists go to this thread's pools for the next decode's
+// (policy::RecycleViews). Only an optimisation: a request simply destroyed frees them.
+void Recycle(AdmissionRequest& request);
+
 // The response review, in the request's apiVersion, echoing its uid. The only place that
 // builds the envelope.
 std::string EncodeResponse(const AdmissionRequest& request, const Decision& decision);

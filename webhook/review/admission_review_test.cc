@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/vector_pool.h"
 #include "test_paths.h"
 
 namespace gpugate::review {
@@ -273,17 +274,10 @@ std::string Render(const PodLifecycle& p) {
          " deletion=" + Render(p.deletionTimestamp) + "+" + Render(p.deletionGracePeriodSeconds);
 }
 
-std::string Render(const AdmissionRequest& r) {
-  std::ostringstream out;
-  out << r.apiVersion << "|" << r.uid << "|" << r.kind.group << "/" << r.kind.version << "/"
-      << r.kind.kind << "|" << r.resource << "/" << r.subResource << "|" << r.ns << "/" << r.name
-      << "|" << r.operation << "|" << r.dryRun << r.hasObject << "|" << r.objectMeta.name << "/"
-      << r.objectMeta.uid << "/" << r.objectMeta.deleting << "|" << r.oldObjectMeta.name << "/"
-      << r.oldObjectMeta.uid << "/" << r.oldObjectMeta.deleting << "|" << r.phase << "\n";
-  out << "lifecycle old=" << Render(r.oldPod) << " pod=" << Render(r.pod)
-      << " grace=" << Render(r.gracePeriodSeconds) << "\n";
-  for (const auto& e : r.object.shapeErrors) out << "error " << e.path << ": " << e.problem << "\n";
-  for (const auto& pod : r.object.podSpecs) {
+// Every field of every pod spec view, one line per spec and container.
+void RenderViews(std::ostringstream& out, const policy::ObjectView& view) {
+  for (const auto& e : view.shapeErrors) out << "error " << e.path << ": " << e.problem << "\n";
+  for (const auto& pod : view.podSpecs) {
     out << "pod " << pod.path << " " << pod.pointer << " " << pod.metadataPath << " "
         << pod.metadataPointer << " scheduler=" << pod.hasSchedulerName << pod.schedulerName
         << " node=" << pod.nodeName << " tolerations=" << pod.hasTolerations;
@@ -291,7 +285,10 @@ std::string Render(const AdmissionRequest& r) {
       out << " {" << t.key << t.op << t.value << t.effect << "}";
     out << " overhead=[";
     for (const auto& q : pod.overhead) out << q.name << "=" << q.value.text << ",";
-    out << "] annotations=" << pod.hasAnnotations;
+    out << "] nodeSelector=" << pod.hasNodeSelector;
+    for (const auto& [k, v] : pod.nodeSelector) out << " " << k << "=" << v;
+    out << " affinity=" << pod.hasRequiredNodeAffinity << "/" << pod.requiredNodeTerms.size();
+    out << " annotations=" << pod.hasAnnotations;
     for (const auto& [k, v] : pod.annotations) out << " " << k << "=" << v;
     out << "\n";
     for (const auto& c : pod.containers) {
@@ -307,6 +304,20 @@ std::string Render(const AdmissionRequest& r) {
       out << "\n";
     }
   }
+}
+
+std::string Render(const AdmissionRequest& r) {
+  std::ostringstream out;
+  out << r.apiVersion << "|" << r.uid << "|" << r.kind.group << "/" << r.kind.version << "/"
+      << r.kind.kind << "|" << r.resource << "/" << r.subResource << "|" << r.ns << "/" << r.name
+      << "|" << r.operation << "|" << r.dryRun << r.hasObject << "|" << r.objectMeta.name << "/"
+      << r.objectMeta.uid << "/" << r.objectMeta.deleting << "|" << r.oldObjectMeta.name << "/"
+      << r.oldObjectMeta.uid << "/" << r.oldObjectMeta.deleting << "|" << r.phase << "\n";
+  out << "lifecycle old=" << Render(r.oldPod) << " pod=" << Render(r.pod)
+      << " grace=" << Render(r.gracePeriodSeconds) << "\n";
+  RenderViews(out, r.object);
+  out << "old " << r.hasOldObject << " same=" << r.samePodSpecs << "\n";
+  RenderViews(out, r.oldObject);
   return out.str();
 }
 
@@ -398,6 +409,38 @@ TEST(DecodeReview, ParsedInPlaceAsIfCopied) {
                 copied);
     }
   }
+}
+
+// A thread builds each request's views from the lists of the requests it recycled before
+// (Recycle): whatever those held, every decode equals a decode on a fresh thread, which has none
+// to reuse. Larger requests before smaller ones and the reverse, UPDATEs with their old objects,
+// the rules' custom resources and templates: every golden request, in both orders.
+TEST(DecodeReview, RecycledViewsDecodeAsNew) {
+  const std::vector<std::string> bodies = GoldenRequests();
+  std::vector<std::string> fresh(bodies.size());
+  std::thread([&] {  // each decode on a thread of its own: nothing recycled to reuse
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      std::thread([&, i] {
+        auto r = DecodeReview(bodies[i]);
+        fresh[i] = r ? Render(*r) : "error: " + r.error().message;
+      }).join();
+    }
+  }).join();
+  std::thread([&] {
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t k = 0; k < bodies.size(); ++k) {
+        const size_t i = pass == 0 ? k : bodies.size() - 1 - k;
+        auto r = DecodeReview(bodies[i]);
+        ASSERT_TRUE(r) << bodies[i].substr(0, 200);
+        EXPECT_EQ(Render(*r), fresh[i]) << bodies[i].substr(0, 200);
+        Recycle(*r);
+        EXPECT_TRUE(r->object.podSpecs.empty() && r->oldObject.podSpecs.empty());
+      }
+    }
+    // The lists really were kept for reuse on this thread.
+    EXPECT_GT(VectorPool<policy::ContainerView>::KeptCount(), 0u);
+    EXPECT_GT(VectorPool<policy::ResourceEntry>::KeptCount(), 0u);
+  }).join();
 }
 
 // What a Pod's DELETE review says of the deletion, from the golden reviews of the three kinds.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/vector_pool.h"
 #include "policy/pod_view.h"
 #include "review/json_view.h"
 #include "review/pod_spec_finder.h"
@@ -103,9 +104,9 @@ class SpecReader {
   template <typename PointerOf>
   std::vector<policy::ResourceEntry> Resources(Found list, std::string_view key,
                                                const FieldPath& path, PointerOf&& pointerOf) {
-    std::vector<policy::ResourceEntry> out;
     list = Typed(list, key, JsonType::kObject, path);
-    if (!list) return out;
+    if (!list) return {};
+    auto out = VectorPool<policy::ResourceEntry>::Take();
     out.reserve(ReserveFor(*list));
     json_.ForEachMember(*list, [&](std::string_view name, Value value) {
       const JsonType type = json_.Type(value);
@@ -122,9 +123,9 @@ class SpecReader {
   }
 
   std::vector<policy::EnvVarView> Env(Found list, const FieldPath& container) {
-    std::vector<policy::EnvVarView> out;
     list = Typed(list, "env", JsonType::kArray, container);
-    if (!list) return out;
+    if (!list) return {};
+    auto out = VectorPool<policy::EnvVarView>::Take();
     out.reserve(ReserveFor(*list));
     json_.ForEachItem(*list, [&](size_t i, Value e) {
       const FieldPath at{.parent = &container, .field = "env", .index = i};
@@ -177,6 +178,7 @@ class SpecReader {
     list = Typed(list, "tolerations", JsonType::kArray, spec);
     view.hasTolerations = list.has_value();
     if (!list) return;
+    view.tolerations = VectorPool<policy::TolerationView>::Take();
     view.tolerations.reserve(ReserveFor(*list));
     json_.ForEachItem(*list, [&](size_t i, Value t) {
       const FieldPath at{.parent = &spec, .field = "tolerations", .index = i};
@@ -196,6 +198,7 @@ class SpecReader {
     map = Typed(map, "nodeSelector", JsonType::kObject, spec);
     view.hasNodeSelector = map.has_value();
     if (!map) return;
+    view.nodeSelector = VectorPool<policy::StringPair>::Take();
     view.nodeSelector.reserve(ReserveFor(*map));
     const FieldPath at{.parent = &spec, .field = "nodeSelector"};
     json_.ForEachMember(*map, [&](std::string_view key, Value value) {
@@ -245,6 +248,7 @@ class SpecReader {
                     JsonType::kObject, at);
     view.hasAnnotations = a.has_value();
     if (!a) return;
+    view.annotations = VectorPool<policy::StringPair>::Take();
     view.annotations.reserve(ReserveFor(*a));
     json_.ForEachMember(*a, [&](std::string_view key, Value value) {
       if (json_.Type(value) != JsonType::kString) {
@@ -363,6 +367,7 @@ void ReadPodSpec(const View& json, const NodeToVisit<typename View::Value>& p, L
                                                      policy::ContainerKind::kEphemeral};
   size_t containers = 0;  // all three lists' (Size is 0 for a field of the wrong type)
   for (size_t k = 0; k < 3; ++k) containers += found[k] ? json.Size(*found[k]) : 0;
+  view.containers = VectorPool<policy::ContainerView>::Take();
   view.containers.reserve(std::min<size_t>(containers, 64));
   for (size_t k = 0; k < 3; ++k) {
     std::optional<Value> list = reader.Typed(found[k], kKeys[k], JsonType::kArray, at);
@@ -483,6 +488,9 @@ policy::ObjectView WalkPodSpecs(const View& json, typename View::Value object,
     const JsonType type = json.Type(p.node);
     if (type == JsonType::kObject) {
       if (IsPodSpec(json, p.node)) {
+        if (result.podSpecs.capacity() == 0) {
+          result.podSpecs = VectorPool<policy::PodSpecView>::Take();
+        }
         policy::PodSpecView& view = result.podSpecs.emplace_back();
         ReadPodSpec(json, p, Locate(steps, p.step, scratch->chain), reader, view);
         view.backing = backing;

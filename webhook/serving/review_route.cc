@@ -86,7 +86,13 @@ void ReviewRoute::Serve(const Request& req, Response& res, ReviewKind kind) cons
     call.callerDeadline = start + *timeout;
     request->deadline = AnswerDeadline(start, *timeout);
   }
-  if (mutate || !handler_.MayBlock(*request)) return Decide(*request, call, kind, res);
+  if (mutate || !handler_.MayBlock(*request)) {
+    Decide(*request, call, kind, res);
+    // Decoded on this thread, so the next request here is built from its lists. A request
+    // decided by a worker is freed there instead: workers decode none.
+    review::Recycle(*request);
+    return;
+  }
   // The decoded request keeps its parsed document (nothing in it points into the connection's
   // buffer), so it may be decided after the serving thread has moved on.
   auto shared = std::make_shared<review::AdmissionRequest>(std::move(*request));
