@@ -335,6 +335,26 @@ namespace team-w gpugate.io/mode=warn
 check "in warn mode kubectl prints gpugate's warning and the Pod is created" admitted_with \
   'Warning: spec.containers[0] "trainer": privileged container in a pod that requests GPUs' \
   < <(privileged_pod warned)
+# A Deployment of such pods, made in warn mode too: its ReplicaSet and its one Pod are created.
+k apply -f - >/dev/null 2>&1 <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: warned, namespace: team-w}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: warned}}
+  template:
+    metadata: {labels: {app: warned}}
+    spec:
+      containers:
+      - name: trainer
+        image: registry.invalid/cuda:12
+        securityContext: {privileged: true}
+        resources: {limits: {nvidia.com/gpu: "1"}}
+EOF
+warned_pods() { k -n team-w get pods -l app=warned -o name | wc -l; }
+one_warned_pod() { [[ $(warned_pods) -eq 1 ]]; }
+check "a Deployment of such Pods made in warn mode gets its Pod" eventually 300 one_warned_pod
 k label namespace team-w gpugate.io/mode=deny --overwrite >/dev/null
 refused_in_deny() { refused_with 'privileged container in a pod that requests GPUs' < <(privileged_pod denied); }
 check "relabelled deny, the same Pod is refused within seconds" eventually 100 refused_in_deny
@@ -342,6 +362,32 @@ relabel() {  # an update that changes no pod spec: admitted although the Pod vio
   k -n team-w label pod warned owner=alice --overwrite
 }
 check "the warned Pod, now in deny mode, can still be labelled" relabel
+# Scaled now, the Deployment controller scales its ReplicaSet with a plain UPDATE of the whole
+# object: no pod spec changes, so gpugate admits it (refusing it would stall the controller on
+# every resync); the Pod the ReplicaSet then creates is new, and refused.
+rs_unchanged() {  # gpugate's decision lines admitting an UPDATE of a team-w ReplicaSet as unchanged
+  cat "$work"/gpugate-*.log |
+    grep '"msg":"decision".*"kind":"ReplicaSet".*"namespace":"team-w".*"operation":"UPDATE"' |
+    grep -c '"decision":"allowed","reason":"unchanged"'
+}
+rs_unchanged_before=$(rs_unchanged)
+k -n team-w scale deployment warned --replicas=2 >/dev/null
+rs_scaled() {
+  [[ $(k -n team-w get replicasets -l app=warned -o jsonpath='{.items[*].spec.replicas}') == 2 ]]
+}
+check "scaled in deny mode, its ReplicaSet takes the new count: the controller's update is admitted" \
+  eventually 300 rs_scaled
+rs_update_reviewed() {  # the update reached gpugate, which admitted it as changing no pod spec
+  [[ $(rs_unchanged) -gt $rs_unchanged_before ]]
+}
+check "gpugate reviewed that update and admitted it as unchanged" eventually 50 rs_update_reviewed
+rs_refused() {
+  k -n team-w get events --field-selector involvedObject.kind=ReplicaSet,reason=FailedCreate \
+    -o jsonpath='{.items[*].message}' | grep -q 'privileged container in a pod that requests GPUs'
+}
+check "and the Pod it then creates is refused: the ReplicaSet's event quotes gpugate" \
+  eventually 300 rs_refused
+check "the Deployment keeps its one warned Pod" one_warned_pod
 
 # --- 3. quota with a ResourceQuota --------------------------------------------------------
 
