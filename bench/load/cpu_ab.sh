@@ -10,15 +10,17 @@
 #   bench/load/cpu_ab.sh ROUTE CONNS SECONDS ROUNDS BINARY...
 #   bench/load/cpu_ab.sh validate 16 4 5 build-bench/bench/gpugate_floor build-bench/webhook/gpugate
 #
-# A binary whose name contains "floor" runs as the event-transport floor (--transport event);
-# any other as `gpugate serve`. BODY (default: the 3 KB review of bench/load/make_bodies.py).
+# A binary whose name contains "floor" runs as the event-transport floor (--transport event),
+# one whose name contains "gopeer" as the Go peer (build-bench/gopeer/gopeer,
+# bench/load/build_gopeer.sh); any other as `gpugate serve`. BODY (default: the 3 KB review of
+# bench/load/make_bodies.py).
 # RATE=N: every binary at the same offered load, about N requests/s in all (bench/load/lib.sh),
 # instead of flat out: flat out, the slower server also pays for waking wrk, which waits on it.
 # Needs wrk, taskset, curl and python3 (bash tools/install-deps.sh bench).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SCRIPT_DIR=$ROOT/bench/load
-[ $# -ge 5 ] || { sed -n '2,18p' "$0" >&2; exit 2; }
+[ $# -ge 5 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
 route=$1 conns=$2 seconds=$3 rounds=$4
 shift 4
 binaries=("$@")
@@ -34,9 +36,10 @@ for tool in wrk taskset curl python3; do
 done
 for b in "${binaries[@]}"; do [ -x "$b" ] || { log "not an executable: $b"; exit 1; }; done
 is_floor() { [[ $(basename "$1") == *floor* ]]; }
+is_gopeer() { [[ $(basename "$1") == *gopeer* ]]; }
 
 GPUGATE=""
-for b in "${binaries[@]}"; do is_floor "$b" || { GPUGATE=$b; break; }; done
+for b in "${binaries[@]}"; do is_floor "$b" || is_gopeer "$b" || { GPUGATE=$b; break; }; done
 [ -n "$GPUGATE" ] || { log "needs at least one gpugate binary (for its certificate)"; exit 1; }
 "$GPUGATE" certs --out "$WORK/certs" --host 127.0.0.1 >/dev/null
 body=${BODY:-$WORK/3k.json}
@@ -50,6 +53,8 @@ for round in $(seq "$rounds"); do
     b=${binaries[$i]} port=$(free_port)
     if is_floor "$b"; then
       FLOOR=$b start_server evfloor "$port"
+    elif is_gopeer "$b"; then
+      GOPEER_BIN=$b start_server gopeer "$port"
     else
       GPUGATE=$b start_server gpugate "$port"
     fi
