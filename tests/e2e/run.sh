@@ -80,6 +80,26 @@ spec:
 EOF
 }
 
+# deployment NAME NS REPLICAS: a Deployment of pods labelled app=NAME whose one container asks
+# for one nvidia.com/gpu.
+deployment() {
+  cat <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $1, namespace: $2}
+spec:
+  replicas: $3
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      containers:
+      - name: trainer
+        image: registry.invalid/cuda:12
+        resources: {limits: {nvidia.com/gpu: "1"}}
+EOF
+}
+
 cpu_pod() {
   cat <<EOF
 apiVersion: v1
@@ -282,21 +302,7 @@ spec:
         image: registry.invalid/cuda:12
         resources: {requests: {nvidia.com/gpu: "1"}, limits: {nvidia.com/gpu: "2"}}
 EOF
-k apply -f - >/dev/null <<EOF
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: serve, namespace: team-a}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: serve}}
-  template:
-    metadata: {labels: {app: serve}}
-    spec:
-      containers:
-      - name: server
-        image: registry.invalid/cuda:12
-        resources: {limits: {nvidia.com/gpu: "1"}}
-EOF
+k apply -f - >/dev/null < <(deployment serve team-a 2)
 two_pods() { [[ $(k -n team-a get pods -l app=serve -o name | wc -l) -eq 2 ]]; }
 check "a good Deployment becomes a ReplicaSet and its Pods" eventually 300 two_pods
 patched() {  # the stored Pods carry the toleration gpugate patched in and are bound to a node
@@ -336,22 +342,9 @@ check "in warn mode kubectl prints gpugate's warning and the Pod is created" adm
   'Warning: spec.containers[0] "trainer": privileged container in a pod that requests GPUs' \
   < <(privileged_pod warned)
 # A Deployment of such pods, made in warn mode too: its ReplicaSet and its one Pod are created.
-k apply -f - >/dev/null 2>&1 <<EOF
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: warned, namespace: team-w}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: warned}}
-  template:
-    metadata: {labels: {app: warned}}
-    spec:
-      containers:
-      - name: trainer
-        image: registry.invalid/cuda:12
-        securityContext: {privileged: true}
-        resources: {limits: {nvidia.com/gpu: "1"}}
-EOF
+deployment warned team-w 1 |
+  sed 's/^      - name: trainer$/&\n        securityContext: {privileged: true}/' |
+  k apply -f - >/dev/null 2>&1
 warned_pods() { k -n team-w get pods -l app=warned -o name | wc -l; }
 one_warned_pod() { [[ $(warned_pods) -eq 1 ]]; }
 check "a Deployment of such Pods made in warn mode gets its Pod" eventually 300 one_warned_pod
